@@ -1,0 +1,124 @@
+/* buildcustomop.h - the C API of build-custom-op.
+ *
+ * One call builds one request: parse and validate the op schemas, generate
+ * wrapper.cpp, compile, link (once, or once per core) and pack.  The library
+ * never exits and never prints: errors come back as values, and progress
+ * goes to a caller-supplied sink.  Nothing allocated during a call survives
+ * it except the result and error objects handed to the caller, and every
+ * signal disposition changed during a call is restored before it returns. */
+#ifndef BUILDCUSTOMOP_H
+#define BUILDCUSTOMOP_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BCO_VERSION "0.1.0"
+/* The original front-end's version and compatibility metadata. */
+#define BCO_COMPAT_VERSION "0.21.2.0"
+#define BCO_ULIB_TO_UCODE_VERSION "1.21.1.0"
+#define BCO_ULIB_TO_ISA_VERSION "1.0.2520.0"
+
+enum bco_target {
+	BCO_TARGET_XTENSA = 0, /* the device: xt-clang++ and xt-pkg-loadlib */
+	BCO_TARGET_HOST = 1    /* this machine, with the host SDK emulator */
+};
+
+/* What went wrong, coarsely; the message says the rest. */
+enum bco_error_kind {
+	BCO_OK = 0,
+	BCO_ERROR_INPUT,       /* a bad schema, name, option value or file */
+	BCO_ERROR_USAGE,       /* the request itself is malformed */
+	BCO_ERROR_TOOL,        /* a tool or SDK file could not be found */
+	BCO_ERROR_STEP,        /* a compile, link or pack step failed */
+	BCO_ERROR_INTERRUPTED, /* SIGINT or SIGTERM arrived during the build */
+	BCO_ERROR_SYSTEM       /* the operating system refused (I/O, memory) */
+};
+
+/* What a line given to the progress sink is. */
+enum bco_message_kind {
+	BCO_MESSAGE_STATUS,  /* "[k/N] CC src/relu.cpp": may replace the previous status */
+	BCO_MESSAGE_COMMAND, /* a full command, shell-quoted (verbose and dry-run) */
+	BCO_MESSAGE_OUTPUT,  /* the captured output of a finished step, whole */
+	BCO_MESSAGE_WARNING, /* a warning about the input */
+	BCO_MESSAGE_FAILURE  /* "FAILED: out", the command and its output */
+};
+
+typedef void (*bco_progress_fn)(void *context, enum bco_message_kind kind,
+                                const char *text);
+
+/* One build.  Zero-initialise, then set what you need.  Lists are arrays of
+ * NUL-terminated strings with a count.  The strings are only read. */
+struct bco_request {
+	const char *name;                 /* library name; an extension is dropped */
+	const char *const *functions;     /* one per schema (a NULL entry, or a NULL list: the name in the schema) */
+	size_t function_count;
+	const char *const *schemas;       /* "ns::fn(Tensor x) -> Tensor", one per op */
+	size_t schema_count;
+	const char *const *sources;       /* the kernel sources */
+	size_t source_count;
+	const char *build_dir;            /* NULL: "build" */
+	const char *const *includes;      /* bare DIR becomes -IDIR; "-..." passes as is */
+	size_t include_count;
+	const char *const *cflags;        /* words, one per element */
+	size_t cflag_count;
+	const char *const *launcher;      /* words put before each compile (ccache, distcc) */
+	size_t launcher_count;
+	enum bco_target target;
+	int multicore;                    /* link eight libraries, one per core */
+	int jobs;                         /* parallel steps; 0: the number of online CPUs */
+	int dry_run;                      /* report the commands, run none */
+	int verbose;                      /* report each command as it runs */
+	int keep_going;                   /* after a failure, go on with independent steps */
+	const char *sdk;                  /* NULL: $NEURON_CUSTOM_OP or the default (host: required) */
+	const char *core;                 /* NULL: $Q7_CORE or ncore2gp */
+	const char *xtensa_system;        /* NULL: $Q7_TOOLS or the default for the core */
+	bco_progress_fn progress;         /* NULL: progress is dropped */
+	void *progress_context;
+};
+
+typedef struct bco_error bco_error;
+typedef struct bco_result bco_result;
+
+/* Builds the request.  On success returns 0 and sets *result to the list of
+ * artifacts (free with bco_result_free).  On failure returns the error kind
+ * and, when error is not NULL, sets *error (free with bco_error_free). */
+int bco_build(const struct bco_request *request, bco_result **result,
+              bco_error **error);
+
+/* Validates the request's ops and returns the wrapper.cpp text in *text
+ * (free with bco_free).  Needs no toolchain and no sources. */
+int bco_generate_wrapper(const struct bco_request *request, char **text,
+                         bco_error **error);
+
+/* The number of artifacts in a result. */
+size_t bco_result_count(const bco_result *result);
+/* The path of artifact i, valid until the result is freed. */
+const char *bco_result_path(const bco_result *result, size_t index);
+/* Frees a result; NULL is allowed. */
+void bco_result_free(bco_result *result);
+
+/* The kind of an error. */
+enum bco_error_kind bco_error_kind(const bco_error *error);
+/* The full message, possibly several lines, without a trailing newline. */
+const char *bco_error_message(const bco_error *error);
+/* The schema an error points into (0-based), or -1 when it is not about one. */
+int bco_error_schema_index(const bco_error *error);
+/* The 1-based column in that schema, or 0. */
+int bco_error_column(const bco_error *error);
+/* The signal that interrupted the build, or 0. */
+int bco_error_signal(const bco_error *error);
+/* Frees an error; NULL is allowed. */
+void bco_error_free(bco_error *error);
+
+/* Frees text returned by the library; NULL is allowed. */
+void bco_free(void *pointer);
+/* The library's version, BCO_VERSION. */
+const char *bco_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,22 @@
+/* codegen.h - ops to wrapper.cpp text, and the ops record of host builds. */
+#ifndef CODEGEN_H
+#define CODEGEN_H
+
+#include <stddef.h>
+
+struct arena;
+struct op;
+
+/* Returns wrapper.cpp for ops: per op a forward declaration, <fn>_wrapper()
+ * and <fn>_stack_switch(), then the registration table.  stack_switch_tail
+ * is the end of each <fn>_wrapper body (the target decides it). */
+char *codegen_wrapper(struct arena *arena, const struct op *ops, size_t count,
+                      const char *stack_switch_tail);
+/* Returns the kernel's declaration, "at::Tensor relu(const at::Tensor&)". */
+char *codegen_declaration(struct arena *arena, const struct op *op);
+/* Returns the <name>.ops record: "# build-custom-op ops 1", then per op
+ * "<fn>\t<kinds>\t<signature>" (kinds: T Tensor, S Scalar, i int, f float,
+ * l long long). */
+char *codegen_ops_record(struct arena *arena, const struct op *ops, size_t count);
+
+#endif

@@ -1,0 +1,372 @@
+/* target.c - what differs between the device (xtensa) and the host target. */
+#define _GNU_SOURCE /* dladdr: where the library itself lives, to find the host SDK */
+#include "target.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "buffer.h"
+#include "diag.h"
+#include "fsutil.h"
+
+extern char **environ;
+
+static const char default_sdk[] = "/opt/aws/neuron/gpsimd/custom_op";
+static const char default_core[] = "ncore2gp";
+static const char default_license[] = "/opt/aws/neuron/gpsimd/tools/licenses/amzn_vq7_us_582883.out";
+static const char vendor_bin[] = "/opt/aws/neuron/gpsimd/bin";
+static const char tools_package[] = "aws-neuronx-gpsimd-tools";
+
+/* The spec's CC_OPT and LINK_OPT, before --xtensa-core and --xtensa-system. */
+static const char *const xtensa_common_flags[] = {
+	"-g", "-std=c++14", "-stdlib=libc++-e", "-fno-jump-tables", "-Os", "-Wall", "-Werror",
+	"-Wno-c99-designator", "-mcoproc",
+};
+static const char *const xtensa_compile_only_flags[] = { "-MMD", "-MP", "-fpic", "-mlongcalls", "-c" };
+static const char *const host_compile_flags[] = {
+	"-std=c++14", "-fPIC", "-O2", "-g", "-MMD", "-MP", "-Wall",
+};
+
+#define COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+const char *target_stack_switch_tail(enum bco_target target)
+{
+	if (target == BCO_TARGET_HOST)
+		return "    if (switched_stack)\n        switchBack();\n";
+	return "    if (switched_stack)\n        asm(\"j switchBack\");\n";
+}
+
+static const char *env_or(const char *name, const char *fallback)
+{
+	const char *value = getenv(name);
+	return value && *value ? value : fallback;
+}
+
+static void push_all(struct strvec *argv, const char *const *words, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		strvec_push(argv, (char *)words[i]);
+}
+
+/* Splits text at blanks into words (no quoting: $CXX is a command, not a script). */
+static char **split_words(struct arena *arena, const char *text, size_t *count)
+{
+	struct strvec words;
+	strvec_init(&words, arena);
+	const char *p = text;
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		const char *start = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (p > start)
+			strvec_push(&words, arena_strndup(arena, start, (size_t)(p - start)));
+	}
+	*count = words.length;
+	return words.items;
+}
+
+/* Finds tool on PATH; returns its path, or NULL. */
+static const char *on_path(struct arena *arena, const char *tool)
+{
+	const char *path = getenv("PATH");
+	if (strchr(tool, '/'))
+		return access(tool, X_OK) == 0 ? tool : NULL;
+	if (!path)
+		return NULL;
+	for (const char *p = path;; p++) {
+		const char *end = strchr(p, ':');
+		size_t length = end ? (size_t)(end - p) : strlen(p);
+		char *candidate = length ? arena_printf(arena, "%.*s/%s", (int)length, p, tool)
+		                         : arena_printf(arena, "./%s", tool);
+		if (access(candidate, X_OK) == 0)
+			return candidate;
+		if (!end)
+			return NULL;
+		p = end;
+	}
+}
+
+/* Resolves an xtensa tool: its bare name when it is on PATH (so commands
+ * read as the spec writes them), else its path in the vendor directories. */
+static const char *find_xtensa_tool(struct arena *arena, const char *tool,
+                                    const char **location, struct diag *diag)
+{
+	if ((*location = on_path(arena, tool)))
+		return tool;
+	const char *xtensa_tools = getenv("XTENSA_TOOLS");
+	struct buffer looked;
+	buffer_init(&looked, arena);
+	buffer_puts(&looked, "PATH");
+	if (xtensa_tools && *xtensa_tools) {
+		char *candidate = arena_printf(arena, "%s/XtensaTools/bin/%s", xtensa_tools, tool);
+		if (access(candidate, X_OK) == 0)
+			return *location = candidate;
+		buffer_printf(&looked, ", %s/XtensaTools/bin", xtensa_tools);
+	} else {
+		buffer_puts(&looked, ", $XTENSA_TOOLS/XtensaTools/bin (XTENSA_TOOLS is not set)");
+	}
+	char *candidate = arena_printf(arena, "%s/%s", vendor_bin, tool);
+	if (access(candidate, X_OK) == 0)
+		return *location = candidate;
+	buffer_printf(&looked, " and %s", vendor_bin);
+	diag_fail(diag, BCO_ERROR_TOOL,
+	          "cannot find %s: looked in %s.\n"
+	          "Install the package %s, or set XTENSA_TOOLS to the directory that holds "
+	          "XtensaTools/bin, or add that directory to PATH.",
+	          tool, looked.data, tools_package);
+	return NULL;
+}
+
+static int is_directory(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The host SDK when the request names none: beside the library or the
+ * program, as in the source tree (./sdk/host) or an install
+ * (<prefix>/lib/build-custom-op/sdk/host). */
+static const char *find_host_sdk(struct arena *arena)
+{
+	const char *from_environment = getenv("BUILD_CUSTOM_OP_HOST_SDK");
+	if (from_environment && *from_environment)
+		return from_environment;
+	char *anchors[2] = { NULL, NULL };
+	Dl_info info;
+	if (dladdr(default_sdk, &info) && info.dli_fname && strchr(info.dli_fname, '/'))
+		anchors[0] = arena_strdup(arena, info.dli_fname);
+	char executable[PATH_MAX];
+	ssize_t length = readlink("/proc/self/exe", executable, sizeof executable - 1);
+	if (length > 0)
+		anchors[1] = arena_strndup(arena, executable, (size_t)length);
+	static const char *const layouts[] = {
+		"%s/sdk/host", "%s/build-custom-op/sdk/host", "%s/../lib/build-custom-op/sdk/host",
+	};
+	for (size_t a = 0; a < COUNT(anchors); a++) {
+		if (!anchors[a])
+			continue;
+		char *slash = strrchr(anchors[a], '/');
+		*slash = '\0';
+		const char *directory = *anchors[a] ? anchors[a] : "/";
+		for (size_t l = 0; l < COUNT(layouts); l++) {
+			char *candidate = arena_printf(arena, layouts[l], directory);
+			char *marker = arena_printf(arena, "%s/include/neuron/wrapper_api.h", candidate);
+			if (fs_exists(marker)) {
+				char resolved[PATH_MAX];
+				return realpath(candidate, resolved) ? arena_strdup(arena, resolved) : candidate;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Checks that the SDK holds the files the build needs. */
+static int check_sdk(struct arena *arena, const struct toolchain *toolchain, struct diag *diag)
+{
+	static const char *const xtensa_files[] = {
+		"neuron/wrapper_api.h", "neuron/libneuroncustomop.a", "neuron/libcweak.a",
+		"c10/lib/libc10.a", "lsp_fll_load_cpus/lsp_fll_load_cpu_single",
+	};
+	static const char *const host_files[] = {
+		"include/neuron/wrapper_api.h", "lib/libcustomop_host.a", "lib/core_single.o",
+		"lib/core_cpu0.o",
+	};
+	int host = toolchain->target == BCO_TARGET_HOST;
+	const char *const *files = host ? host_files : xtensa_files;
+	size_t count = host ? COUNT(host_files) : COUNT(xtensa_files);
+	if (!is_directory(toolchain->sdk))
+		return diag_fail(diag, BCO_ERROR_TOOL,
+		                 host ? "the host SDK directory %s does not exist; pass --sdk DIR"
+		                      : "the Neuron custom-op SDK directory %s does not exist; "
+		                        "set NEURON_CUSTOM_OP or pass --sdk DIR (the package "
+		                        "aws-neuronx-gpsimd-customop-lib installs it)",
+		                 toolchain->sdk);
+	for (size_t i = 0; i < count; i++) {
+		char *path = arena_printf(arena, "%s/%s", toolchain->sdk, files[i]);
+		if (!fs_exists(path))
+			return diag_fail(diag, BCO_ERROR_TOOL,
+			                 host ? "the host SDK at %s is incomplete: %s is missing; run "
+			                        "'make' in the build-custom-op source tree, or pass --sdk DIR"
+			                      : "the Neuron custom-op SDK at %s is incomplete: %s is "
+			                        "missing; set NEURON_CUSTOM_OP or pass --sdk DIR",
+			                 toolchain->sdk, path);
+	}
+	return 0;
+}
+
+/* envp for the steps: ours, plus LM_LICENSE_FILE for the xtensa tools. */
+static char **step_environment(struct arena *arena, const struct toolchain *toolchain)
+{
+	struct strvec environment;
+	strvec_init(&environment, arena);
+	for (char **variable = environ; variable && *variable; variable++)
+		strvec_push(&environment, *variable);
+	if (toolchain->target == BCO_TARGET_XTENSA && !getenv("LM_LICENSE_FILE"))
+		strvec_push(&environment, arena_printf(arena, "LM_LICENSE_FILE=%s", toolchain->license));
+	return environment.items;
+}
+
+int target_resolve(struct arena *arena, const struct bco_request *request, int check_files,
+                   struct toolchain *toolchain, struct diag *diag)
+{
+	memset(toolchain, 0, sizeof *toolchain);
+	toolchain->target = request->target;
+	if (request->target != BCO_TARGET_XTENSA && request->target != BCO_TARGET_HOST)
+		return diag_fail(diag, BCO_ERROR_USAGE, "unknown target %d", (int)request->target);
+
+	struct strvec words;
+	strvec_init(&words, arena);
+	for (size_t i = 0; i < request->include_count; i++) {
+		const char *include = request->includes[i];
+		strvec_push(&words, include[0] == '-' ? (char *)include : arena_printf(arena, "-I%s", include));
+	}
+	toolchain->includes = words.items;
+	toolchain->include_count = words.length;
+	toolchain->cflags = (char **)request->cflags;
+	toolchain->cflag_count = request->cflag_count;
+	toolchain->launcher = (char **)request->launcher;
+	toolchain->launcher_count = request->launcher_count;
+
+	if (request->target == BCO_TARGET_HOST) {
+		toolchain->sdk = request->sdk ? request->sdk : find_host_sdk(arena);
+		if (!toolchain->sdk)
+			return diag_fail(diag, BCO_ERROR_TOOL,
+			                 "cannot find the host SDK next to build-custom-op; run 'make' in "
+			                 "its source tree, set BUILD_CUSTOM_OP_HOST_SDK, or pass --sdk DIR");
+		toolchain->compiler = split_words(arena, env_or("CXX", "c++"), &toolchain->compiler_words);
+		if (toolchain->compiler_words == 0)
+			toolchain->compiler = split_words(arena, "c++", &toolchain->compiler_words);
+		toolchain->compiler_location = on_path(arena, toolchain->compiler[0]);
+		if (check_files && !toolchain->compiler_location)
+			return diag_fail(diag, BCO_ERROR_TOOL,
+			                 "cannot find the host C++ compiler '%s' on PATH; install g++ or "
+			                 "clang, or set CXX", toolchain->compiler[0]);
+	} else {
+		toolchain->sdk = request->sdk ? request->sdk : env_or("NEURON_CUSTOM_OP", default_sdk);
+		toolchain->core = request->core ? request->core : env_or("Q7_CORE", default_core);
+		toolchain->xtensa_system = request->xtensa_system ? request->xtensa_system
+		                           : env_or("Q7_TOOLS", arena_printf(arena,
+		                                    "/opt/aws/neuron/gpsimd/tools/%s/config", toolchain->core));
+		toolchain->license = env_or("LM_LICENSE_FILE", default_license);
+		const char *compiler = "xt-clang++";
+		toolchain->packer = "xt-pkg-loadlib";
+		if (check_files) {
+			if (!(compiler = find_xtensa_tool(arena, "xt-clang++", &toolchain->compiler_location, diag)) ||
+			    !(toolchain->packer = find_xtensa_tool(arena, "xt-pkg-loadlib",
+			                                           &toolchain->packer_location, diag)))
+				return -1;
+		}
+		toolchain->compiler = arena_array(arena, 2, sizeof(char *));
+		toolchain->compiler[0] = (char *)compiler;
+		toolchain->compiler_words = 1;
+	}
+	if (check_files && check_sdk(arena, toolchain, diag) != 0)
+		return -1;
+	toolchain->environment = step_environment(arena, toolchain);
+	return 0;
+}
+
+void target_compile_command(const struct toolchain *toolchain, const char *source,
+                            const char *object, int is_wrapper, struct strvec *argv)
+{
+	struct arena *arena = argv->arena;
+	strvec_extend(argv, toolchain->launcher, toolchain->launcher_count);
+	strvec_extend(argv, toolchain->compiler, toolchain->compiler_words);
+	if (toolchain->target == BCO_TARGET_HOST) {
+		push_all(argv, host_compile_flags, COUNT(host_compile_flags));
+		strvec_extend(argv, toolchain->cflags, toolchain->cflag_count);
+		strvec_push(argv, arena_printf(arena, "-I%s/include", toolchain->sdk));
+		if (!is_wrapper)
+			strvec_extend(argv, toolchain->includes, toolchain->include_count);
+		strvec_push(argv, "-c");
+	} else {
+		push_all(argv, xtensa_common_flags, COUNT(xtensa_common_flags));
+		push_all(argv, xtensa_compile_only_flags, COUNT(xtensa_compile_only_flags));
+		strvec_push(argv, arena_printf(arena, "--xtensa-core=%s", toolchain->core));
+		strvec_push(argv, arena_printf(arena, "--xtensa-system=%s", toolchain->xtensa_system));
+		strvec_extend(argv, toolchain->cflags, toolchain->cflag_count);
+		strvec_push(argv, arena_printf(arena, "-I%s", toolchain->sdk));
+		strvec_push(argv, arena_printf(arena, "-I%s/torch/include", toolchain->sdk));
+		strvec_push(argv, arena_printf(arena, "-I%s/c10/include", toolchain->sdk));
+		if (!is_wrapper)
+			strvec_extend(argv, toolchain->includes, toolchain->include_count);
+	}
+	strvec_push(argv, "-o");
+	strvec_push(argv, (char *)object);
+	strvec_push(argv, (char *)source);
+}
+
+void target_link_command(const struct toolchain *toolchain, const char *library,
+                         char *const *objects, size_t object_count, int core,
+                         struct strvec *argv)
+{
+	struct arena *arena = argv->arena;
+	const char *sdk = toolchain->sdk;
+	strvec_extend(argv, toolchain->compiler, toolchain->compiler_words);
+	if (toolchain->target == BCO_TARGET_HOST) {
+		strvec_push(argv, "-shared");
+		strvec_push(argv, "-o");
+		strvec_push(argv, (char *)library);
+		strvec_extend(argv, objects, object_count);
+		strvec_push(argv, core < 0 ? arena_printf(arena, "%s/lib/core_single.o", sdk)
+		                           : arena_printf(arena, "%s/lib/core_cpu%d.o", sdk, core));
+		strvec_push(argv, arena_printf(arena, "%s/lib/libcustomop_host.a", sdk));
+		strvec_push(argv, "-Wl,-Bsymbolic");
+		strvec_push(argv, "-Wl,--no-undefined");
+		return;
+	}
+	push_all(argv, xtensa_common_flags, COUNT(xtensa_common_flags));
+	strvec_push(argv, arena_printf(arena, "--xtensa-core=%s", toolchain->core));
+	strvec_push(argv, arena_printf(arena, "--xtensa-system=%s", toolchain->xtensa_system));
+	strvec_push(argv, arena_printf(arena, "-I%s", sdk));
+	strvec_push(argv, arena_printf(arena, "-I%s/torch/include", sdk));
+	strvec_push(argv, arena_printf(arena, "-I%s/c10/include", sdk));
+	strvec_push(argv, "-o");
+	strvec_push(argv, (char *)library);
+	strvec_extend(argv, objects, object_count);
+	strvec_push(argv, arena_printf(arena, "%s/neuron/libneuroncustomop.a", sdk));
+	strvec_push(argv, arena_printf(arena, "%s/c10/lib/libc10.a", sdk));
+	strvec_push(argv, "-lloader");
+	strvec_push(argv, core < 0 ? arena_printf(arena, "-mlsp=%s/lsp_fll_load_cpus/lsp_fll_load_cpu_single", sdk)
+	                           : arena_printf(arena, "-mlsp=%s/lsp_fll_load_cpus/lsp_fll_load_cpu%d", sdk, core));
+	strvec_push(argv, "-lxmem");
+	strvec_push(argv, "-lhal");
+	strvec_push(argv, "-lc++-e");
+	strvec_push(argv, "-lm");
+	strvec_push(argv, "-lgcc");
+	strvec_push(argv, arena_printf(arena, "%s/neuron/libcweak.a", sdk));
+}
+
+void target_pack_command(const struct toolchain *toolchain, const char *library,
+                         const char *packed, const char *stripped, struct strvec *argv)
+{
+	struct arena *arena = argv->arena;
+	strvec_push(argv, (char *)toolchain->packer);
+	strvec_push(argv, "-e");
+	strvec_push(argv, "lib_func");
+	strvec_push(argv, arena_printf(arena, "--xtensa-core=%s", toolchain->core));
+	strvec_push(argv, arena_printf(arena, "--xtensa-system=%s", toolchain->xtensa_system));
+	strvec_push(argv, "-o");
+	strvec_push(argv, (char *)packed);
+	strvec_push(argv, "-s");
+	strvec_push(argv, (char *)stripped);
+	strvec_push(argv, (char *)library);
+}
+
+size_t target_command_environment(const struct toolchain *toolchain, const char *extra[3])
+{
+	/* The license decides whether the tools run at all; a bare tool name
+	 * means whatever PATH finds, so the place found counts. */
+	extra[0] = toolchain->license;
+	extra[1] = toolchain->compiler_location;
+	extra[2] = toolchain->packer_location;
+	return 3;
+}

@@ -1,0 +1,220 @@
+/* validate.c - from (function name, schema) pairs to checked ops. */
+#include "validate.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+
+static const char *const keywords[] = {
+	/* C11 */
+	"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+	"enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+	"restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+	"typedef", "union", "unsigned", "void", "volatile", "while",
+	/* C++ (through C++20), with the alternative tokens */
+	"alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch",
+	"char8_t", "char16_t", "char32_t", "class", "compl", "concept", "consteval", "constexpr",
+	"constinit", "const_cast", "co_await", "co_return", "co_yield", "decltype", "delete",
+	"dynamic_cast", "explicit", "export", "false", "friend", "mutable", "namespace", "new",
+	"noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
+	"public", "reinterpret_cast", "requires", "static_assert", "static_cast", "template",
+	"this", "thread_local", "throw", "true", "try", "typeid", "typename", "using", "virtual",
+	"wchar_t", "xor", "xor_eq",
+};
+
+/* Names the runtime and the generated table define; customop_ is a prefix. */
+static const char *const runtime_names[] = {
+	"get_func_cnt", "get_func_name", "get_func_ptr", "switched_stack", "switchBack",
+	"switch_stack_or_call_wrapper", "get_dst_tensor",
+};
+static const char runtime_prefix[] = "customop_";
+
+int is_keyword(const char *name)
+{
+	for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+		if (strcmp(name, keywords[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_runtime_name(const char *name)
+{
+	if (strncmp(name, runtime_prefix, sizeof runtime_prefix - 1) == 0)
+		return 1;
+	for (size_t i = 0; i < sizeof runtime_names / sizeof runtime_names[0]; i++)
+		if (strcmp(name, runtime_names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_identifier(const char *name)
+{
+	if (!((*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z') || *name == '_'))
+		return 0;
+	for (const char *p = name + 1; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_'))
+			return 0;
+	return 1;
+}
+
+/* A set of the C++ names the generated code defines, each with the op that
+ * defines it: open addressing, so checking 10,000 ops stays linear. */
+struct name_entry {
+	const char *name;
+	size_t op;
+};
+
+struct name_set {
+	struct name_entry *slots;
+	size_t capacity; /* a power of two, at least twice the entries */
+};
+
+static uint64_t hash_name(const char *name)
+{
+	uint64_t hash = 14695981039346656037u;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		hash = (hash ^ *p) * 1099511628211u;
+	return hash;
+}
+
+/* Inserts name for op; returns the existing entry when the name is taken. */
+static const struct name_entry *name_set_insert(struct name_set *set, const char *name, size_t op)
+{
+	size_t mask = set->capacity - 1;
+	for (size_t i = (size_t)hash_name(name) & mask;; i = (i + 1) & mask) {
+		if (!set->slots[i].name) {
+			set->slots[i].name = name;
+			set->slots[i].op = op;
+			return NULL;
+		}
+		if (strcmp(set->slots[i].name, name) == 0)
+			return &set->slots[i];
+	}
+}
+
+/* The checks on one function name alone. */
+static int check_function_name(const char *name, size_t index, struct diag *diag)
+{
+	diag->schema_index = (int)index;
+	if (!*name)
+		return diag_fail(diag, BCO_ERROR_INPUT, "op %zu: the function name is empty", index + 1);
+	if (!is_identifier(name))
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "op %zu: function name '%s' is not a C identifier "
+		                 "(letters, digits and '_', not starting with a digit)",
+		                 index + 1, name);
+	size_t length = strlen(name);
+	if (length >= FUNCTION_NAME_LIMIT)
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "op %zu: CustomOp function name is too long: '%s' has %zu characters. "
+		                 "Must be less than %d characters.",
+		                 index + 1, name, length, FUNCTION_NAME_LIMIT);
+	if (is_keyword(name))
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "op %zu: function name '%s' is a C or C++ keyword; choose another name",
+		                 index + 1, name);
+	if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z')))
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "op %zu: function name '%s' is reserved for the C++ implementation "
+		                 "(it begins with '__' or '_' and a capital); choose another name",
+		                 index + 1, name);
+	if (strstr(name, "__"))
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "op %zu: function name '%s' contains '__', which C++ reserves; "
+		                 "choose another name", index + 1, name);
+	diag->schema_index = -1;
+	return 0;
+}
+
+/* Claims the names op index defines (fn, fn_wrapper, fn_stack_switch). */
+static int claim_generated_names(struct arena *arena, struct name_set *names,
+                                 const struct op *ops, size_t index, struct diag *diag)
+{
+	const char *function = ops[index].function;
+	const char *generated[3] = {
+		function,
+		arena_printf(arena, "%s_wrapper", function),
+		arena_printf(arena, "%s_stack_switch", function),
+	};
+	for (size_t i = 0; i < 3; i++) {
+		diag->schema_index = (int)index;
+		if (i == 0 && is_runtime_name(function))
+			return diag_fail(diag, BCO_ERROR_INPUT,
+			                 "op %zu: function name '%s' is a name the runtime defines; "
+			                 "choose another name", index + 1, function);
+		if (is_runtime_name(generated[i]))
+			return diag_fail(diag, BCO_ERROR_INPUT,
+			                 "op %zu: function name '%s' would define '%s', which the runtime "
+			                 "defines; choose another name", index + 1, function, generated[i]);
+		const struct name_entry *taken = name_set_insert(names, generated[i], index);
+		if (!taken)
+			continue;
+		const char *other = ops[taken->op].function;
+		if (strcmp(other, function) == 0)
+			return diag_fail(diag, BCO_ERROR_INPUT,
+			                 "op %zu: function name '%s' is already used by op %zu; "
+			                 "each op needs its own name", index + 1, function, taken->op + 1);
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "op %zu: function name '%s' collides with op %zu ('%s'): both would "
+		                 "define '%s'; rename one of them", index + 1, function, taken->op + 1,
+		                 other, generated[i]);
+	}
+	diag->schema_index = -1;
+	return 0;
+}
+
+int validate_ops(struct arena *arena, const char *const *functions, size_t function_count,
+                 const char *const *schemas, size_t schema_count, bco_progress_fn progress,
+                 void *progress_context, struct op **ops_out, size_t *count_out,
+                 struct diag *diag)
+{
+	if (functions && function_count != schema_count)
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "%zu function name%s but %zu schema%s: give exactly one function "
+		                 "name per schema", function_count, function_count == 1 ? "" : "s",
+		                 schema_count, schema_count == 1 ? "" : "s");
+	if (schema_count == 0)
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "no ops: give at least one schema, such as "
+		                 "'my_ops::relu(Tensor x) -> Tensor'");
+	if (schema_count >= OPS_HARD_LIMIT)
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "%zu ops in one library: the runtime refuses libraries with %d (0x8000) "
+		                 "or more functions; split them over several libraries",
+		                 schema_count, OPS_HARD_LIMIT);
+
+	struct op *ops = arena_array(arena, schema_count, sizeof *ops);
+	struct name_set names = { NULL, 16 };
+	while (names.capacity < schema_count * 3 * 2)
+		names.capacity *= 2;
+	names.slots = arena_array(arena, names.capacity, sizeof *names.slots);
+
+	for (size_t i = 0; i < schema_count; i++) {
+		struct op *op = &ops[i];
+		if (!schemas[i])
+			return diag_fail(diag, BCO_ERROR_USAGE, "op %zu: the schema is missing", i + 1);
+		if (schema_parse(arena, schemas[i], (int)i, &op->schema, diag) != 0)
+			return -1;
+		op->function = functions && functions[i] ? functions[i] : op->schema.name;
+		if (check_function_name(op->function, i, diag) != 0)
+			return -1;
+		if (op->schema.arg_count > OP_ARGUMENT_LIMIT)
+			return schema_fail_at(diag, schemas[i], (int)i,
+			                      op->schema.args[OP_ARGUMENT_LIMIT].offset,
+			                      "'%s' takes %zu arguments; the runtime's argument parser "
+			                      "holds at most %d", op->function, op->schema.arg_count,
+			                      OP_ARGUMENT_LIMIT);
+		if (claim_generated_names(arena, &names, ops, i, diag) != 0)
+			return -1;
+	}
+	if (schema_count > OPS_DOCUMENTED_LIMIT && progress)
+		progress(progress_context, BCO_MESSAGE_WARNING,
+		         arena_printf(arena, "%zu ops in one library; the runtime documents at most %d "
+		                      "functions per library", schema_count, OPS_DOCUMENTED_LIMIT));
+	*ops_out = ops;
+	*count_out = schema_count;
+	return 0;
+}

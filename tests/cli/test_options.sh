@@ -1,0 +1,56 @@
+#!/bin/sh
+# test_options.sh - build-custom-op's options: help, version, usage errors.
+. "$(dirname "$0")/lib.sh"
+
+run_bco --help
+check_eq "--help exits 0 with nothing on stderr" "$status:$err" "0:"
+check_eq "--help starts with the usage line" "$(printf '%s\n' "$out" | head -1)" \
+	"Usage: build-custom-op [OPTIONS] --name NAME --op [FN=]SCHEMA... SOURCE..."
+check_true "--help teaches with an example" \
+	grep -q "build-custom-op --name relu --op 'my_ops::relu(Tensor x) -> Tensor' relu.cpp" "$WORK/.out"
+for option in --op --name --build-dir --cflag --multicore --target --launcher --emit-wrapper \
+	--dry-run --keep-going --verbose --sdk --core --xtensa-system --version; do
+	check_true "--help documents $option" grep -q -- "$option" "$WORK/.out"
+done
+run_bco -h
+check_eq "-h is --help" "$status" 0
+
+run_bco --version
+check_eq "--version" "$status:$out" "0:build-custom-op 0.1.0
+compatible with build_custom_op.py 0.21.2.0 (ulib_to_ucode_version 1.21.1.0, ulib_to_isa_version 1.0.2520.0)"
+
+run_bco --frobnicate
+check_eq "an unknown option is a usage error" "$status" 2
+check_eq "an unknown option is named" "$err" "build-custom-op: unrecognized option '--frobnicate'
+Try 'build-custom-op --help' for more information."
+
+run_bco --name relu relu.cpp
+check_eq "no --op is a usage error" "$status:$err" "2:build-custom-op: no ops: give at least one --op, such as --op 'my_ops::relu(Tensor x) -> Tensor'
+Try 'build-custom-op --help' for more information."
+
+run_bco --op 'x::relu(Tensor x) -> Tensor' relu.cpp
+check_eq "no --name is a usage error" "$status:$err" "2:build-custom-op: no library name: give --name NAME
+Try 'build-custom-op --help' for more information."
+
+run_bco --name relu --op 'x::relu(Tensor x) -> Tensor'
+check_eq "no SOURCE is a usage error" "$status:$err" "2:build-custom-op: no SOURCE: give the kernel's C++ files
+Try 'build-custom-op --help' for more information."
+
+run_bco -j 0 --name relu --op 'x::relu(Tensor x) -> Tensor' relu.cpp
+check_eq "-j 0 is a usage error" "$status:$err" "2:build-custom-op: -j needs a positive number of jobs, not '0'
+Try 'build-custom-op --help' for more information."
+run_bco -j 2x --name relu --op 'x::relu(Tensor x) -> Tensor' relu.cpp
+check_eq "-j 2x is a usage error" "$status" 2
+
+run_bco --target arm --name relu --op 'x::relu(Tensor x) -> Tensor' relu.cpp
+check_eq "an unknown target is a usage error" "$status:$err" "2:build-custom-op: unknown target 'arm': use xtensa or host
+Try 'build-custom-op --help' for more information."
+
+run_bco --name relu --op 'x::relu(Tensor x) -> Tensor' "$WORK/missing.cpp"
+check_eq "a missing source is an input error" "$status:$err" \
+	"1:build-custom-op: cannot read source $WORK/missing.cpp: No such file or directory"
+
+run_bco --name a/b --op 'x::relu(Tensor x) -> Tensor' "$WORK/missing.cpp"
+check_eq "a library name with a slash is refused" "$status:$err" \
+	"1:build-custom-op: library name 'a/b' must be a file name, without '/' or control characters"
+finish
