@@ -256,14 +256,16 @@ int target_resolve(struct arena *arena, const struct bco_request *request, int c
 		                           : env_or("Q7_TOOLS", arena_printf(arena,
 		                                    "/opt/aws/neuron/gpsimd/tools/%s/config", toolchain->core));
 		toolchain->license = env_or("LM_LICENSE_FILE", default_license);
-		const char *compiler = "xt-clang++";
-		toolchain->packer = "xt-pkg-loadlib";
-		if (check_files) {
-			if (!(compiler = find_xtensa_tool(arena, "xt-clang++", &toolchain->compiler_location, diag)) ||
-			    !(toolchain->packer = find_xtensa_tool(arena, "xt-pkg-loadlib",
-			                                           &toolchain->packer_location, diag)))
-				return -1;
+		/* A dry run shows the tools it would use, or their names when they are missing. */
+		const char *compiler = find_xtensa_tool(arena, "xt-clang++", &toolchain->compiler_location, diag);
+		toolchain->packer = find_xtensa_tool(arena, "xt-pkg-loadlib", &toolchain->packer_location, diag);
+		if (check_files && (!compiler || !toolchain->packer)) {
+			if (!compiler) /* report the compiler first */
+				find_xtensa_tool(arena, "xt-clang++", &toolchain->compiler_location, diag);
+			return -1;
 		}
+		compiler = compiler ? compiler : "xt-clang++";
+		toolchain->packer = toolchain->packer ? toolchain->packer : "xt-pkg-loadlib";
 		toolchain->compiler = arena_array(arena, 2, sizeof(char *));
 		toolchain->compiler[0] = (char *)compiler;
 		toolchain->compiler_words = 1;
