@@ -1,9 +1,12 @@
 # tests.mk - the C unit tests and the end-to-end tests (included by Makefile).
 UNIT_TESTS = tests/unit/test_schema tests/unit/test_validate tests/unit/test_codegen \
 	tests/unit/test_buffer
-CLI_TESTS = tests/cli/test_emit.sh tests/cli/test_options.sh
+CLI_TESTS = tests/cli/test_emit.sh tests/cli/test_options.sh tests/cli/test_build_commands.sh \
+	tests/cli/test_build_incremental.sh tests/cli/test_build_failures.sh
 TESTS += $(UNIT_TESTS) $(CLI_TESTS)
 CLEAN += $(UNIT_TESTS)
 
 tests/unit/%: tests/unit/%.c libbuildcustomop.a tests/unit/check.h
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< libbuildcustomop.a
+
+include $(wildcard tests/unit/*.mk)
