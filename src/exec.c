@@ -30,6 +30,8 @@
 /* How long a job may ignore SIGTERM after an interrupt before SIGKILL. */
 #define KILL_GRACE_MILLISECONDS 2000
 
+extern char **environ;
+
 static volatile sig_atomic_t signal_pipe_fd = -1;
 static volatile sig_atomic_t interrupt_signal;
 
@@ -49,6 +51,7 @@ struct run {
 	size_t step_count;
 	const struct exec_options *options;
 	struct diag *diag;
+	unsigned char *step_started; /* step_state has no "running" */
 	struct job *jobs;
 	size_t job_slots;
 	size_t running;
@@ -138,7 +141,6 @@ static void restore_handlers(struct run *run)
 	sigaction(SIGCHLD, &run->saved_child, NULL);
 	run->handlers_installed = 0;
 	signal_pipe_fd = -1;
-	interrupt_signal = 0;
 }
 
 static int install_handlers(struct run *run)
@@ -172,7 +174,7 @@ failed:
 static int step_is_ready(const struct run *run, size_t index)
 {
 	const struct step *step = &run->steps[index];
-	if (step->state != STEP_PENDING)
+	if (step->state != STEP_PENDING || run->step_started[index])
 		return 0;
 	for (size_t i = 0; i < step->dependency_count; i++) {
 		size_t dependency = step->dependencies[i];
@@ -258,7 +260,7 @@ static int spawn_job(struct run *run, struct job *job, struct step *step)
 	sigaddset(&defaults, SIGCHLD);
 	sigaddset(&defaults, SIGPIPE);
 	sigaddset(&defaults, SIGQUIT);
-	sigaddset(&defaults, SIGHUP);
+	/* SIGHUP stays as inherited, so that nohup still protects the tools. */
 	if ((error = posix_spawn_file_actions_init(&actions)) != 0) {
 		close(ends[0]);
 		close(ends[1]);
@@ -280,7 +282,7 @@ static int spawn_job(struct run *run, struct job *job, struct step *step)
 	    (error = posix_spawnattr_setsigdefault(&attributes, &defaults)) == 0 &&
 	    (error = posix_spawnattr_setsigmask(&attributes, &empty)) == 0)
 		error = posix_spawnp(&pid, step->argv[0], &actions, &attributes, step->argv,
-		                     run->options->environment);
+		                     run->options->environment ? run->options->environment : environ);
 	posix_spawnattr_destroy(&attributes);
 	posix_spawn_file_actions_destroy(&actions);
 	close(ends[1]);
@@ -303,6 +305,7 @@ static void start_step(struct run *run, size_t index)
 		if (!run->jobs[i].active)
 			job = &run->jobs[i];
 	run->started++;
+	run->step_started[index] = 1;
 	if (run->options->verbose && step->argv) {
 		struct buffer command;
 		buffer_init(&command, run->arena);
@@ -526,6 +529,11 @@ static void abandon_jobs(struct run *run)
 static int finish_run(struct run *run, int loop_error)
 {
 	restore_handlers(run);
+	/* A signal caught after the loop's last look still counts: the
+	 * caller must not lose a Ctrl-C. */
+	if (interrupt_signal != 0 && !run->interrupted)
+		run->interrupted = interrupt_signal;
+	interrupt_signal = 0;
 	close_self_pipe(run);
 	run->arena->out_of_memory = run->outer_out_of_memory;
 	for (size_t i = 0; i < run->step_count; i++)
@@ -574,6 +582,7 @@ int exec_run(struct arena *arena, struct step *steps, size_t step_count,
 		return 0;
 	size_t jobs = options->jobs < 1 ? 1 : (size_t)options->jobs;
 	run->job_slots = jobs < run->total ? jobs : run->total;
+	run->step_started = arena_alloc(arena, step_count);
 	run->jobs = arena_array(arena, run->job_slots, sizeof *run->jobs);
 	run->pollfds = arena_array(arena, run->job_slots + 1, sizeof *run->pollfds);
 	run->poll_job = arena_array(arena, run->job_slots + 1, sizeof *run->poll_job);
@@ -596,6 +605,7 @@ int exec_run(struct arena *arena, struct step *steps, size_t step_count,
 	if (setjmp(out_of_memory)) {
 		abandon_jobs(run);
 		restore_handlers(run);
+		interrupt_signal = 0;
 		close_self_pipe(run);
 		arena->out_of_memory = run->outer_out_of_memory;
 		arena_fail(arena);

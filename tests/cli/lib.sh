@@ -2,7 +2,8 @@
 #
 # Each check prints "ok - WHAT" or "not ok - WHAT" (see tests/run-tests.sh).
 # $TOP is the repository, $BCO the build-custom-op binary, $WORK a fresh
-# directory removed when the script ends.
+# directory removed when the script ends.  $BCO_RUNNER, when set, is put
+# before the binary in run_bco (make check-valgrind sets it to valgrind).
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BCO=$TOP/build-custom-op
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bco-test.XXXXXX")
@@ -47,7 +48,7 @@ check_true() {
 
 # run_bco ARGS...: runs the binary; sets $out, $err and $status.
 run_bco() {
-	"$BCO" "$@" >"$WORK/.out" 2>"$WORK/.err"
+	${BCO_RUNNER:-} "$BCO" "$@" >"$WORK/.out" 2>"$WORK/.err"
 	status=$?
 	out=$(cat "$WORK/.out")
 	err=$(cat "$WORK/.err")

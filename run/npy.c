@@ -1,0 +1,644 @@
+/* npy.c - NumPy .npy arrays (see npy.h).
+ *
+ * The format: the magic "\x93NUMPY", a version byte pair, the header length
+ * (2 bytes little-endian in 1.0, 4 bytes in 2.0 and 3.0), and a header that
+ * is a Python dict literal with exactly the keys 'descr', 'fortran_order'
+ * and 'shape', padded with spaces and ending in '\n'; the data follows.
+ * The header is parsed by a small tokenizer rather than pattern matching
+ * because writers differ in quoting, spacing and key order. */
+#include "npy.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+
+struct dtype_info {
+	const char *name;
+	char kind;   /* the descr's type letter; 0 for bfloat16, which has its own descr */
+	size_t size;
+};
+
+/* Indexed by enum npy_dtype. */
+static const struct dtype_info dtype_table[NPY_DTYPE_COUNT] = {
+	{"float32", 'f', 4},
+	{"bfloat16", 0, 2},
+	{"float16", 'f', 2},
+	{"int32", 'i', 4},
+	{"int8", 'i', 1},
+	{"int64", 'i', 8},
+	{"int16", 'i', 2},
+	{"uint8", 'u', 1},
+};
+
+static const char supported_dtypes[] =
+	"float32 '<f4', bfloat16 'bfloat16', float16 '<f2', int32 '<i4', int8 '|i1', "
+	"int64 '<i8', int16 '<i2', uint8 '|u1'";
+
+const char *npy_dtype_name(enum npy_dtype dtype)
+{
+	return dtype_table[dtype].name;
+}
+
+int npy_dtype_from_name(const char *name, enum npy_dtype *dtype)
+{
+	for (int i = 0; i < NPY_DTYPE_COUNT; i++) {
+		if (strcmp(dtype_table[i].name, name) == 0) {
+			*dtype = (enum npy_dtype)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+size_t npy_dtype_size(enum npy_dtype dtype)
+{
+	return dtype_table[dtype].size;
+}
+
+int npy_dtype_is_float(enum npy_dtype dtype)
+{
+	return dtype == NPY_FLOAT32 || dtype == NPY_BFLOAT16 || dtype == NPY_FLOAT16;
+}
+
+static int host_is_little_endian(void)
+{
+	const uint16_t probe = 1;
+	unsigned char first;
+	memcpy(&first, &probe, 1);
+	return first == 1;
+}
+
+static int fail(char error[NPY_ERROR_SIZE], const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(char error[NPY_ERROR_SIZE], const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	vsnprintf(error, NPY_ERROR_SIZE, format, args);
+	va_end(args);
+	return -1;
+}
+
+/* ---- the header: a Python dict literal ---- */
+
+struct header_cursor {
+	const char *text;
+	size_t length;
+	size_t at;
+};
+
+/* What the header says, before it is checked against the data. */
+struct header_fields {
+	int have_descr, have_fortran, have_shape;
+	char descr[40];           /* the descr string, made printable; truncated with "..." */
+	int descr_is_string;      /* 0 when descr was a list (a structured dtype) */
+	int fortran_order;
+	int rank;
+	uint64_t shape[NPY_MAX_RANK];
+};
+
+static void skip_space(struct header_cursor *cursor)
+{
+	while (cursor->at < cursor->length) {
+		char c = cursor->text[cursor->at];
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			break;
+		cursor->at++;
+	}
+}
+
+/* Skips space, then consumes c if it comes next; returns 1 when it did. */
+static int accept(struct header_cursor *cursor, char c)
+{
+	skip_space(cursor);
+	if (cursor->at < cursor->length && cursor->text[cursor->at] == c) {
+		cursor->at++;
+		return 1;
+	}
+	return 0;
+}
+
+static int expected(struct header_cursor *cursor, const char *what, char error[NPY_ERROR_SIZE])
+{
+	if (cursor->at >= cursor->length)
+		return fail(error, "malformed header: expected %s, found the end of the header", what);
+	unsigned char c = (unsigned char)cursor->text[cursor->at];
+	if (c >= 0x20 && c < 0x7f)
+		return fail(error, "malformed header: expected %s at header byte %zu, found '%c'", what,
+		            cursor->at, c);
+	return fail(error, "malformed header: expected %s at header byte %zu, found byte 0x%02x",
+	            what, cursor->at, c);
+}
+
+/* Reads a quoted string (no escapes) into out, made printable and cut to
+ * out_size; the cursor is on the opening quote. */
+static int read_string(struct header_cursor *cursor, char *out, size_t out_size,
+                       char error[NPY_ERROR_SIZE])
+{
+	char quote = cursor->text[cursor->at++];
+	size_t kept = 0;
+	int cut = 0;
+	while (cursor->at < cursor->length && cursor->text[cursor->at] != quote) {
+		unsigned char c = (unsigned char)cursor->text[cursor->at++];
+		if (c == '\\')
+			return fail(error, "malformed header: escape sequences in strings are not supported "
+			                   "(header byte %zu)", cursor->at - 1);
+		if (kept + 4 < out_size)
+			out[kept++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+		else
+			cut = 1;
+	}
+	if (cursor->at >= cursor->length)
+		return fail(error, "malformed header: a string is not closed");
+	cursor->at++;
+	if (cut) {
+		memcpy(out + kept, "...", 3);
+		kept += 3;
+	}
+	out[kept] = '\0';
+	return 0;
+}
+
+static int read_word(struct header_cursor *cursor, const char *word)
+{
+	size_t length = strlen(word);
+	if (cursor->length - cursor->at < length || memcmp(cursor->text + cursor->at, word, length) != 0)
+		return 0;
+	cursor->at += length;
+	return 1;
+}
+
+static int is_digit(struct header_cursor *cursor)
+{
+	return cursor->at < cursor->length && cursor->text[cursor->at] >= '0' &&
+	       cursor->text[cursor->at] <= '9';
+}
+
+/* Reads "(d, d, ...)" with an optional trailing comma; Python 2 writers put
+ * an 'L' after each number. */
+static int read_shape(struct header_cursor *cursor, struct header_fields *fields,
+                      char error[NPY_ERROR_SIZE])
+{
+	cursor->at++; /* '(' */
+	fields->rank = 0;
+	if (accept(cursor, ')'))
+		return 0;
+	for (;;) {
+		skip_space(cursor);
+		if (cursor->at < cursor->length && cursor->text[cursor->at] == '-')
+			return fail(error, "malformed header: negative dimension in 'shape'");
+		if (!is_digit(cursor))
+			return expected(cursor, "a dimension", error);
+		if (fields->rank == NPY_MAX_RANK)
+			return fail(error, "shape has more than %d dimensions", NPY_MAX_RANK);
+		uint64_t value = 0;
+		while (is_digit(cursor)) {
+			unsigned digit = (unsigned)(cursor->text[cursor->at++] - '0');
+			if (value > (UINT64_MAX - digit) / 10)
+				return fail(error, "malformed header: a dimension in 'shape' is too large");
+			value = value * 10 + digit;
+		}
+		if (cursor->at < cursor->length &&
+		    (cursor->text[cursor->at] == 'L' || cursor->text[cursor->at] == 'l'))
+			cursor->at++;
+		fields->shape[fields->rank++] = value;
+		if (accept(cursor, ')'))
+			return 0;
+		if (!accept(cursor, ','))
+			return expected(cursor, "',' or ')' in 'shape'", error);
+		if (accept(cursor, ')'))
+			return 0;
+	}
+}
+
+/* Skips a list value (a structured dtype's fields), brackets balanced. */
+static int skip_list(struct header_cursor *cursor, char error[NPY_ERROR_SIZE])
+{
+	int depth = 0;
+	while (cursor->at < cursor->length) {
+		char c = cursor->text[cursor->at++];
+		if (c == '[' || c == '(')
+			depth++;
+		else if ((c == ']' || c == ')') && --depth == 0)
+			return 0;
+	}
+	return fail(error, "malformed header: a list is not closed");
+}
+
+static int read_entry(struct header_cursor *cursor, struct header_fields *fields,
+                      char error[NPY_ERROR_SIZE])
+{
+	char key[40];
+	skip_space(cursor);
+	if (cursor->at >= cursor->length ||
+	    (cursor->text[cursor->at] != '\'' && cursor->text[cursor->at] != '"'))
+		return expected(cursor, "a quoted key", error);
+	if (read_string(cursor, key, sizeof key, error) != 0)
+		return -1;
+	if (!accept(cursor, ':'))
+		return expected(cursor, "':' after the key", error);
+	skip_space(cursor);
+	int *seen;
+	if (strcmp(key, "descr") == 0)
+		seen = &fields->have_descr;
+	else if (strcmp(key, "fortran_order") == 0)
+		seen = &fields->have_fortran;
+	else if (strcmp(key, "shape") == 0)
+		seen = &fields->have_shape;
+	else
+		return fail(error, "malformed header: unknown key '%s' (the keys are 'descr', "
+		                   "'fortran_order' and 'shape')", key);
+	if (*seen)
+		return fail(error, "malformed header: key '%s' given twice", key);
+	*seen = 1;
+
+	char c = cursor->at < cursor->length ? cursor->text[cursor->at] : '\0';
+	if (seen == &fields->have_descr) {
+		if (c == '[') {
+			fields->descr_is_string = 0;
+			return skip_list(cursor, error);
+		}
+		if (c != '\'' && c != '"')
+			return expected(cursor, "a string for 'descr'", error);
+		fields->descr_is_string = 1;
+		return read_string(cursor, fields->descr, sizeof fields->descr, error);
+	}
+	if (seen == &fields->have_fortran) {
+		if (read_word(cursor, "True"))
+			fields->fortran_order = 1;
+		else if (read_word(cursor, "False"))
+			fields->fortran_order = 0;
+		else
+			return expected(cursor, "True or False for 'fortran_order'", error);
+		return 0;
+	}
+	if (c != '(')
+		return expected(cursor, "a tuple for 'shape'", error);
+	return read_shape(cursor, fields, error);
+}
+
+static int parse_header(const char *text, size_t length, struct header_fields *fields,
+                        char error[NPY_ERROR_SIZE])
+{
+	struct header_cursor cursor = {text, length, 0};
+	memset(fields, 0, sizeof *fields);
+	if (!accept(&cursor, '{'))
+		return expected(&cursor, "'{'", error);
+	while (!accept(&cursor, '}')) {
+		if (read_entry(&cursor, fields, error) != 0)
+			return -1;
+		if (accept(&cursor, '}'))
+			break;
+		if (!accept(&cursor, ','))
+			return expected(&cursor, "',' or '}'", error);
+	}
+	skip_space(&cursor);
+	if (cursor.at != cursor.length)
+		return expected(&cursor, "only spaces after '}'", error);
+	if (!fields->have_descr)
+		return fail(error, "malformed header: missing key 'descr'");
+	if (!fields->have_fortran)
+		return fail(error, "malformed header: missing key 'fortran_order'");
+	if (!fields->have_shape)
+		return fail(error, "malformed header: missing key 'shape'");
+	return 0;
+}
+
+/* Maps a descr to a dtype and whether its bytes need swapping. */
+static int decode_descr(const char *descr, enum npy_dtype *dtype, int *swap,
+                        char error[NPY_ERROR_SIZE])
+{
+	char order = descr[0];
+	const char *type = descr + 1;
+	if (order != '<' && order != '>' && order != '|' && order != '=') {
+		order = '<';
+		type = descr;
+		if (strcmp(descr, "bfloat16") != 0)
+			goto unsupported;
+	}
+	int found = -1;
+	for (int i = 0; i < NPY_DTYPE_COUNT; i++) {
+		char spelled[16];
+		if (dtype_table[i].kind)
+			snprintf(spelled, sizeof spelled, "%c%zu", dtype_table[i].kind, dtype_table[i].size);
+		else
+			snprintf(spelled, sizeof spelled, "%s", dtype_table[i].name);
+		if (strcmp(type, spelled) == 0)
+			found = i;
+	}
+	if (found < 0)
+		goto unsupported;
+	size_t size = dtype_table[found].size;
+	if (order == '|' && size != 1)
+		return fail(error, "unsupported dtype '%s': '|' (no byte order) is for 1-byte types; "
+		                   "a %zu-byte type needs '<' or '>'", descr, size);
+	*dtype = (enum npy_dtype)found;
+	int file_little = order == '<' || (order == '=' && host_is_little_endian());
+	*swap = size > 1 && order != '|' && file_little != host_is_little_endian();
+	return 0;
+unsupported:
+	if (strcmp(type, "V2") == 0)
+		return fail(error, "unsupported dtype '%s': a raw 2-byte type, which is how ml_dtypes "
+		                   "saves bfloat16; for bfloat16 write the descr 'bfloat16'", descr);
+	return fail(error, "unsupported dtype '%s'; the supported ones are %s", descr,
+	            supported_dtypes);
+}
+
+static void swap_bytes(unsigned char *data, size_t count, size_t size)
+{
+	for (size_t i = 0; i < count; i++) {
+		unsigned char *element = data + i * size;
+		for (size_t low = 0, high = size - 1; low < high; low++, high--) {
+			unsigned char keep = element[low];
+			element[low] = element[high];
+			element[high] = keep;
+		}
+	}
+}
+
+/* Writes the shape as Python would print the tuple: (), (3,), (2, 3). */
+static void format_shape(char *out, size_t out_size, int rank, const uint64_t *shape)
+{
+	size_t used = (size_t)snprintf(out, out_size, "(");
+	for (int i = 0; i < rank && used < out_size; i++)
+		used += (size_t)snprintf(out + used, out_size - used, "%s%llu", i ? ", " : "",
+		                         (unsigned long long)shape[i]);
+	if (used < out_size)
+		snprintf(out + used, out_size - used, rank == 1 ? ",)" : ")");
+}
+
+int npy_parse(const void *bytes, size_t length, struct npy_array *array,
+              char error[NPY_ERROR_SIZE])
+{
+	const unsigned char *file = bytes;
+	memset(array, 0, sizeof *array);
+	size_t magic_seen = length < sizeof npy_magic ? length : sizeof npy_magic;
+	if (memcmp(file, npy_magic, magic_seen) != 0)
+		return fail(error, "not a .npy file: it does not start with \"\\x93NUMPY\"");
+	if (length < 8)
+		return fail(error, "truncated: %zu bytes, too short for the .npy preamble", length);
+	unsigned major = file[6], minor = file[7];
+	if ((major != 1 && major != 2 && major != 3) || minor != 0)
+		return fail(error, "unsupported .npy version %u.%u (versions 1.0, 2.0 and 3.0 are read)",
+		            major, minor);
+	size_t length_size = major == 1 ? 2 : 4;
+	if (length < 8 + length_size)
+		return fail(error, "truncated: %zu bytes, too short for the .npy preamble", length);
+	size_t header_length = (size_t)file[8] | (size_t)file[9] << 8;
+	if (length_size == 4)
+		header_length |= (size_t)file[10] << 16 | (size_t)file[11] << 24;
+	size_t header_start = 8 + length_size;
+	if (header_length > length - header_start)
+		return fail(error, "truncated header: it declares %zu bytes but %zu follow", header_length,
+		            length - header_start);
+
+	struct header_fields fields;
+	if (parse_header((const char *)file + header_start, header_length, &fields, error) != 0)
+		return -1;
+	if (!fields.descr_is_string)
+		return fail(error, "unsupported dtype: a structured dtype (a list of fields); "
+		                   "the supported ones are %s", supported_dtypes);
+	enum npy_dtype dtype = NPY_FLOAT32;
+	int swap = 0;
+	if (decode_descr(fields.descr, &dtype, &swap, error) != 0)
+		return -1;
+	if (fields.fortran_order)
+		return fail(error, "Fortran-order array (fortran_order: True); only C order is read: "
+		                   "save numpy.ascontiguousarray(a) instead");
+
+	size_t size = npy_dtype_size(dtype);
+	size_t count = 1;
+	int too_large = 0;
+	for (int i = 0; i < fields.rank; i++)
+		if (fields.shape[i] == 0)
+			count = 0;
+	for (int i = 0; i < fields.rank && count != 0; i++) {
+		if (fields.shape[i] > SIZE_MAX || count > SIZE_MAX / fields.shape[i])
+			too_large = 1;
+		else
+			count *= (size_t)fields.shape[i];
+	}
+	char shape_text[NPY_ERROR_SIZE / 2];
+	format_shape(shape_text, sizeof shape_text, fields.rank, fields.shape);
+	size_t data_length = length - header_start - header_length;
+	if (too_large || count > SIZE_MAX / size)
+		return fail(error, "shape %s is too large", shape_text);
+	if (data_length != count * size)
+		return fail(error, "data is %zu bytes but shape %s of %s needs %zu", data_length,
+		            shape_text, npy_dtype_name(dtype), count * size);
+
+	array->dtype = dtype;
+	array->rank = fields.rank;
+	memcpy(array->shape, fields.shape, sizeof fields.shape);
+	array->count = count;
+	if (count == 0)
+		return 0;
+	array->data = malloc(count * size);
+	if (!array->data) {
+		memset(array, 0, sizeof *array);
+		return fail(error, "out of memory for %zu bytes of data", count * size);
+	}
+	memcpy(array->data, file + header_start + header_length, count * size);
+	if (swap)
+		swap_bytes(array->data, count, size);
+	return 0;
+}
+
+/* ---- files ---- */
+
+/* Reads the whole of path into a malloc'd buffer. */
+static unsigned char *slurp(const char *path, size_t *length, char error[NPY_ERROR_SIZE])
+{
+	FILE *file = fopen(path, "rb");
+	if (!file) {
+		fail(error, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t capacity = 4096, used = 0;
+	unsigned char *data = malloc(capacity);
+	while (data) {
+		used += fread(data + used, 1, capacity - used, file);
+		if (used < capacity)
+			break;
+		unsigned char *grown = capacity <= SIZE_MAX / 2 ? realloc(data, capacity * 2) : NULL;
+		if (!grown) {
+			free(data);
+			data = NULL;
+			break;
+		}
+		data = grown;
+		capacity *= 2;
+	}
+	if (!data)
+		fail(error, "%s: out of memory reading the file", path);
+	else if (ferror(file)) {
+		fail(error, "%s: cannot read: %s", path, strerror(errno));
+		free(data);
+		data = NULL;
+	}
+	fclose(file);
+	*length = used;
+	return data;
+}
+
+int npy_read_file(const char *path, struct npy_array *array, char error[NPY_ERROR_SIZE])
+{
+	memset(array, 0, sizeof *array);
+	size_t length;
+	unsigned char *bytes = slurp(path, &length, error);
+	if (!bytes)
+		return -1;
+	char problem[NPY_ERROR_SIZE];
+	int status = npy_parse(bytes, length, array, problem);
+	free(bytes);
+	if (status != 0)
+		fail(error, "%s: %s", path, problem);
+	return status;
+}
+
+unsigned char *npy_format(const struct npy_array *array, size_t *length)
+{
+	char shape_text[NPY_MAX_RANK * 24 + 4];
+	format_shape(shape_text, sizeof shape_text, array->rank, array->shape);
+	char descr[16];
+	char order = host_is_little_endian() ? '<' : '>';
+	const struct dtype_info *info = &dtype_table[array->dtype];
+	if (!info->kind)
+		snprintf(descr, sizeof descr, "%s", info->name);
+	else
+		snprintf(descr, sizeof descr, "%c%c%zu", info->size == 1 ? '|' : order, info->kind,
+		         info->size);
+	char header[sizeof shape_text + 128];
+	int header_length = snprintf(header, sizeof header,
+	                             "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr,
+	                             shape_text);
+	/* magic, version, 2-byte length, header, padding, '\n': a multiple of 64 */
+	size_t unpadded = 10 + (size_t)header_length + 1;
+	size_t padding = (64 - unpadded % 64) % 64;
+	size_t header_total = (size_t)header_length + padding + 1;
+	size_t data_length = array->count * npy_dtype_size(array->dtype);
+	unsigned char *out = malloc(10 + header_total + data_length);
+	if (!out)
+		return NULL;
+	memcpy(out, npy_magic, sizeof npy_magic);
+	out[6] = 1;
+	out[7] = 0;
+	out[8] = (unsigned char)(header_total & 0xff);
+	out[9] = (unsigned char)(header_total >> 8);
+	memcpy(out + 10, header, (size_t)header_length);
+	memset(out + 10 + header_length, ' ', padding);
+	out[10 + header_total - 1] = '\n';
+	if (data_length)
+		memcpy(out + 10 + header_total, array->data, data_length);
+	*length = 10 + header_total + data_length;
+	return out;
+}
+
+int npy_write_file(const char *path, const struct npy_array *array, char error[NPY_ERROR_SIZE])
+{
+	size_t length;
+	unsigned char *bytes = npy_format(array, &length);
+	if (!bytes)
+		return fail(error, "%s: out of memory", path);
+	FILE *file = fopen(path, "wb");
+	if (!file) {
+		free(bytes);
+		return fail(error, "%s: cannot create: %s", path, strerror(errno));
+	}
+	size_t written = fwrite(bytes, 1, length, file);
+	free(bytes);
+	int write_error = written != length ? errno : 0;
+	if (fclose(file) != 0 && !write_error)
+		write_error = errno;
+	if (written != length || write_error) {
+		remove(path);
+		return fail(error, "%s: cannot write: %s", path, strerror(write_error ? write_error : EIO));
+	}
+	return 0;
+}
+
+int npy_allocate(struct npy_array *array)
+{
+	size_t count = 1;
+	for (int i = 0; i < array->rank; i++) {
+		if (array->shape[i] > SIZE_MAX || (array->shape[i] && count > SIZE_MAX / array->shape[i]))
+			return -1;
+		count *= (size_t)array->shape[i];
+	}
+	size_t size = npy_dtype_size(array->dtype);
+	if (count > SIZE_MAX / size)
+		return -1;
+	array->count = count;
+	array->data = NULL;
+	if (count == 0)
+		return 0;
+	array->data = calloc(count, size);
+	return array->data ? 0 : -1;
+}
+
+void npy_free(struct npy_array *array)
+{
+	free(array->data);
+	memset(array, 0, sizeof *array);
+}
+
+/* ---- element access ---- */
+
+float npy_half_to_float(uint16_t bits)
+{
+	int sign = bits >> 15;
+	int exponent = (bits >> 10) & 0x1f;
+	int mantissa = bits & 0x3ff;
+	float value;
+	if (exponent == 0)
+		value = ldexpf((float)mantissa, -24);
+	else if (exponent == 31)
+		value = mantissa ? NAN : INFINITY;
+	else
+		value = ldexpf((float)(mantissa | 0x400), exponent - 25);
+	return sign ? -value : value;
+}
+
+float npy_bfloat16_to_float(uint16_t bits)
+{
+	uint32_t wide = (uint32_t)bits << 16;
+	float value;
+	memcpy(&value, &wide, sizeof value);
+	return value;
+}
+
+int64_t npy_get_int(const struct npy_array *array, size_t index)
+{
+	const unsigned char *element = (const unsigned char *)array->data +
+	                               index * npy_dtype_size(array->dtype);
+	switch (array->dtype) {
+	case NPY_INT8: { int8_t v; memcpy(&v, element, sizeof v); return v; }
+	case NPY_UINT8: { uint8_t v; memcpy(&v, element, sizeof v); return v; }
+	case NPY_INT16: { int16_t v; memcpy(&v, element, sizeof v); return v; }
+	case NPY_INT32: { int32_t v; memcpy(&v, element, sizeof v); return v; }
+	case NPY_INT64: { int64_t v; memcpy(&v, element, sizeof v); return v; }
+	default: return (int64_t)npy_get_double(array, index);
+	}
+}
+
+double npy_get_double(const struct npy_array *array, size_t index)
+{
+	const unsigned char *element = (const unsigned char *)array->data +
+	                               index * npy_dtype_size(array->dtype);
+	switch (array->dtype) {
+	case NPY_FLOAT32: { float v; memcpy(&v, element, sizeof v); return v; }
+	case NPY_FLOAT16: { uint16_t v; memcpy(&v, element, sizeof v); return npy_half_to_float(v); }
+	case NPY_BFLOAT16: {
+		uint16_t v;
+		memcpy(&v, element, sizeof v);
+		return npy_bfloat16_to_float(v);
+	}
+	default: return (double)npy_get_int(array, index);
+	}
+}

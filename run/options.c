@@ -1,0 +1,256 @@
+/* options.c - the command line of run-custom-op. */
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <neuron/host_abi.h>
+
+/* The --core-stack bounds: one page at least; a GiB is far beyond the 4 MiB
+ * the device's STACK_SIZE allows. */
+#define CORE_STACK_MIN 4096
+#define CORE_STACK_MAX (1024UL * 1024 * 1024)
+
+static int fail(char error[OPTIONS_ERROR_SIZE], const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(char error[OPTIONS_ERROR_SIZE], const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	vsnprintf(error, OPTIONS_ERROR_SIZE, format, args);
+	va_end(args);
+	return -1;
+}
+
+void options_print_help(void)
+{
+	printf(
+		"usage: run-custom-op [OPTION]... BUILD_DIR/NAME\n"
+		"Runs a custom op built by build-custom-op --target host on .npy inputs,\n"
+		"one thread per emulated GPSIMD core.\n"
+		"\n"
+		"  --in FILE.npy       the next argument is a tensor read from FILE.npy\n"
+		"  --scalar V          the next argument is the number V, converted to the\n"
+		"                      kind the schema gives it (Scalar: int64 when V is an\n"
+		"                      integer, else float32; int: int32; float: float32;\n"
+		"                      long long: int64)\n"
+		"  --op NAME           the op to run (may be left out when there is one)\n"
+		"  --cores 1|8         1 loads NAME.so, 8 loads NAME_cpu0.so .. NAME_cpu7.so\n"
+		"                      (default: 8 when NAME_cpu0.so exists, else 1)\n"
+		"  --out FILE.npy      write the output tensor to FILE.npy\n"
+		"  --out-shape D,D,..  the output shape (default: the first tensor input's)\n"
+		"  --out-dtype T       float32, bfloat16, float16, int32, int8, int64, int16\n"
+		"                      or uint8 (default: the first tensor input's)\n"
+		"  --expect FILE.npy   compare the output with FILE.npy, as numpy.allclose:\n"
+		"                      |out - expect| <= atol + rtol * |expect|; integers exactly\n"
+		"  --rtol R, --atol A  tolerances for --expect (default 1e-5 and 1e-8)\n"
+		"  --core-stack BYTES  the emulated core stack (default %d)\n"
+		"  -h, --help          show this help\n"
+		"\n"
+		"The --in and --scalar options, in order, are the op's arguments; they are\n"
+		"checked against the schema recorded in BUILD_DIR/NAME.ops.\n"
+		"\n"
+		"Example:\n"
+		"  build-custom-op --target host --multicore --name relu \\\n"
+		"      --op 'my_ops::relu(Tensor x) -> Tensor' relu.cpp\n"
+		"  run-custom-op --in x.npy --out y.npy --expect want.npy build/relu\n"
+		"\n"
+		"Exit status: 0 success, 1 the op failed or the output differs, 2 usage error.\n"
+		"See run-custom-op(1).\n",
+		CUSTOMOP_HOST_DEFAULT_CORE_STACK);
+}
+
+/* A decimal number without sign, suffix or spaces. */
+static int parse_unsigned(const char *text, unsigned long long maximum, unsigned long long *value)
+{
+	if (text[0] < '0' || text[0] > '9')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long parsed = strtoull(text, &end, 10);
+	if (errno || *end || parsed > maximum)
+		return -1;
+	*value = parsed;
+	return 0;
+}
+
+static int parse_tolerance(const char *option, const char *text, double *value,
+                           char error[OPTIONS_ERROR_SIZE])
+{
+	char *end;
+	errno = 0;
+	double parsed = strtod(text, &end);
+	if (end == text || *end || errno || !isfinite(parsed) || parsed < 0)
+		return fail(error, "%s %s: expected a finite number >= 0, e.g. %s 1e-6", option, text,
+		            option);
+	*value = parsed;
+	return 0;
+}
+
+static int parse_shape(const char *text, struct run_options *options,
+                       char error[OPTIONS_ERROR_SIZE])
+{
+	const char *at = text;
+	options->out_rank = 0;
+	for (;;) {
+		char digits[32];
+		size_t length = strcspn(at, ",");
+		unsigned long long dimension;
+		if (length == 0 || length >= sizeof digits)
+			goto bad;
+		memcpy(digits, at, length);
+		digits[length] = '\0';
+		if (parse_unsigned(digits, UINT32_MAX, &dimension) != 0)
+			goto bad;
+		if (options->out_rank == OPTIONS_MAX_OUT_RANK)
+			return fail(error, "--out-shape %s: a tensor has at most %d dimensions", text,
+			            OPTIONS_MAX_OUT_RANK);
+		options->out_shape[options->out_rank++] = dimension;
+		at += length;
+		if (*at == '\0')
+			return 0;
+		at++;
+	}
+bad:
+	return fail(error, "--out-shape %s: expected dimensions separated by commas, e.g. "
+	                   "--out-shape 4,1024", text);
+}
+
+static int add_input(struct run_options *options, int is_scalar, const char *text,
+                     char error[OPTIONS_ERROR_SIZE])
+{
+	struct run_input *grown = realloc(options->inputs,
+	                                  (size_t)(options->input_count + 1) * sizeof *grown);
+	if (!grown)
+		return fail(error, "out of memory");
+	options->inputs = grown;
+	options->inputs[options->input_count].is_scalar = is_scalar;
+	options->inputs[options->input_count].text = text;
+	options->input_count++;
+	return 0;
+}
+
+static const char *const value_options[] = {
+	"--cores", "--op", "--in", "--scalar", "--out", "--out-shape", "--out-dtype",
+	"--expect", "--rtol", "--atol", "--core-stack", NULL
+};
+
+/* Handles one option that takes a value. */
+static int apply_option(struct run_options *options, const char *name, const char *value,
+                        unsigned *given, char error[OPTIONS_ERROR_SIZE])
+{
+	int index = 0;
+	while (strcmp(value_options[index], name) != 0)
+		index++;
+	int repeatable = strcmp(name, "--in") == 0 || strcmp(name, "--scalar") == 0;
+	if (!repeatable && (*given & (1u << index)))
+		return fail(error, "%s given twice", name);
+	*given |= 1u << index;
+
+	unsigned long long number;
+	if (strcmp(name, "--cores") == 0) {
+		if (strcmp(value, "1") != 0 && strcmp(value, "8") != 0)
+			return fail(error, "--cores %s: expected 1 or 8", value);
+		options->cores = value[0] - '0';
+	} else if (strcmp(name, "--op") == 0) {
+		options->op = value;
+	} else if (strcmp(name, "--in") == 0) {
+		return add_input(options, 0, value, error);
+	} else if (strcmp(name, "--scalar") == 0) {
+		return add_input(options, 1, value, error);
+	} else if (strcmp(name, "--out") == 0) {
+		options->out = value;
+	} else if (strcmp(name, "--out-shape") == 0) {
+		options->have_out_shape = 1;
+		return parse_shape(value, options, error);
+	} else if (strcmp(name, "--out-dtype") == 0) {
+		options->have_out_dtype = 1;
+		if (npy_dtype_from_name(value, &options->out_dtype) != 0)
+			return fail(error, "--out-dtype %s: expected float32, bfloat16, float16, int32, int8, "
+			                   "int64, int16 or uint8", value);
+	} else if (strcmp(name, "--expect") == 0) {
+		options->expect = value;
+	} else if (strcmp(name, "--rtol") == 0) {
+		return parse_tolerance(name, value, &options->rtol, error);
+	} else if (strcmp(name, "--atol") == 0) {
+		return parse_tolerance(name, value, &options->atol, error);
+	} else {
+		if (parse_unsigned(value, CORE_STACK_MAX, &number) != 0 || number < CORE_STACK_MIN)
+			return fail(error, "--core-stack %s: expected a number of bytes from %d to %lu, "
+			                   "e.g. --core-stack 65536", value, CORE_STACK_MIN, CORE_STACK_MAX);
+		options->core_stack = (size_t)number;
+	}
+	return 0;
+}
+
+int options_parse(int argc, char **argv, struct run_options *options,
+                  char error[OPTIONS_ERROR_SIZE])
+{
+	memset(options, 0, sizeof *options);
+	options->rtol = 1e-5;
+	options->atol = 1e-8;
+	unsigned given = 0;
+	int only_operands = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		if (only_operands || arg[0] != '-' || strcmp(arg, "-") == 0) {
+			if (options->library)
+				return fail(error, "extra argument '%s': give one BUILD_DIR/NAME", arg);
+			options->library = arg;
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			only_operands = 1;
+			continue;
+		}
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			options->help = 1;
+			continue;
+		}
+		char name[32];
+		const char *equals = strchr(arg, '=');
+		size_t name_length = equals ? (size_t)(equals - arg) : strlen(arg);
+		int known = 0;
+		if (name_length < sizeof name) {
+			memcpy(name, arg, name_length);
+			name[name_length] = '\0';
+			for (int k = 0; value_options[k]; k++)
+				known |= strcmp(value_options[k], name) == 0;
+		}
+		if (!known)
+			return fail(error, "unknown option '%s' (see run-custom-op --help)", arg);
+		const char *value;
+		if (equals) {
+			value = equals + 1;
+		} else {
+			if (i + 1 == argc)
+				return fail(error, "%s needs a value (see run-custom-op --help)", name);
+			value = argv[++i];
+		}
+		if (apply_option(options, name, value, &given, error) != 0)
+			return -1;
+	}
+	if (options->help)
+		return 0;
+	if (!options->library)
+		return fail(error, "no library given: name it as BUILD_DIR/NAME, e.g. run-custom-op "
+		                   "--in x.npy build/relu");
+	/* 8 and 9: the places of --rtol and --atol in value_options */
+	int have_rtol = (given >> 8) & 1, have_atol = (given >> 9) & 1;
+	if ((have_rtol || have_atol) && !options->expect)
+		return fail(error, "%s without --expect: the tolerances apply to --expect only",
+		            have_rtol ? "--rtol" : "--atol");
+	return 0;
+}
+
+void options_free(struct run_options *options)
+{
+	free(options->inputs);
+	options->inputs = NULL;
+	options->input_count = 0;
+}
