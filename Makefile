@@ -71,9 +71,37 @@ install: programs buildcustomop.pc $(INSTALL_TARGETS)
 	cp man/build-custom-op.1 $(DESTDIR)$(MANDIR)/man1/
 	cp buildcustomop.pc $(DESTDIR)$(PKGCONFIGDIR)/
 
+# The whole suite with AddressSanitizer and UndefinedBehaviorSanitizer in
+# every C object; any report fails.  Python loads the sanitized library, so
+# it gets the runtimes preloaded (and no leak check of the interpreter).
+SANITIZERS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+check-asan:
+	$(MAKE) clean
+	$(MAKE) SANITIZE="$(SANITIZERS)" \
+		PYTHON_TEST_ENV="LD_PRELOAD=$$($(CC) -print-file-name=libasan.so):$$($(CC) -print-file-name=libubsan.so) ASAN_OPTIONS=detect_leaks=0" \
+		test; status=$$?; $(MAKE) clean >/dev/null; exit $$status
+
+# The end-to-end tests with build-custom-op under valgrind memcheck: any
+# invalid access or definite or indirect leak fails.  A fresh build with
+# DWARF 4, which every valgrind reads.
+VALGRIND_LOGS = obj/valgrind
+VALGRIND = valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	--error-exitcode=99 --log-file=$(CURDIR)/$(VALGRIND_LOGS)/%p.log
+check-valgrind:
+	$(MAKE) clean
+	$(MAKE) CFLAGS="-O2 -gdwarf-4" build-custom-op
+	mkdir -p $(VALGRIND_LOGS)
+	BCO_RUNNER="$(VALGRIND)" sh tests/run-tests.sh $(CLI_TESTS); status=$$?; \
+	runs=$$(ls $(VALGRIND_LOGS) | wc -l); \
+	for log in $(VALGRIND_LOGS)/*.log; do \
+		if [ -s "$$log" ]; then echo "valgrind reported:"; cat "$$log"; status=1; fi; \
+	done; \
+	[ $$status = 0 ] && echo "valgrind: no errors and no leaks in $$runs runs"; \
+	$(MAKE) clean >/dev/null; exit $$status
+
 clean:
 	rm -rf obj build-custom-op libbuildcustomop.a libbuildcustomop.so buildcustomop.pc $(CLEAN)
 
-.PHONY: all programs test install clean
+.PHONY: all programs test install clean check-asan check-valgrind
 
 -include obj/*.d

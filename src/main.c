@@ -276,23 +276,25 @@ static void split_launcher(char *text, const char ***words, size_t *count)
 	*count = n;
 }
 
-int main(int argc, char **argv)
+/* What the command line holds; main frees it on every path. */
+struct command_line {
+	const char **functions;
+	const char **schemas;
+	const char **cflags;
+	const char **includes;
+	char **defines;          /* the -D flags made from -D NAME */
+	size_t define_count;
+	const char **launcher;
+	char *launcher_text;
+};
+
+static int run(int argc, char **argv, struct command_line *line)
 {
 	struct bco_request request = { 0 };
-	const char **functions = calloc((size_t)argc + 1, sizeof *functions);
-	const char **schemas = calloc((size_t)argc + 1, sizeof *schemas);
-	const char **cflags = calloc((size_t)argc + 1, sizeof *cflags);
-	const char **includes = calloc((size_t)argc + 1, sizeof *includes);
-	const char **launcher = NULL;
-	char *launcher_text = NULL;
+	const char **functions = line->functions, **schemas = line->schemas;
+	const char **cflags = line->cflags, **includes = line->includes;
 	const char *emit_wrapper = NULL;
-	char **defines = calloc((size_t)argc + 1, sizeof *defines); /* the -D flags we made */
-	size_t define_count = 0;
-	if (!functions || !schemas || !cflags || !includes || !defines) {
-		fprintf(stderr, "%s: out of memory\n", program);
-		return EXIT_BUILD_ERROR;
-	}
-
+	char *launcher_text = NULL;
 	int option;
 	opterr = 0; /* our own messages, with our name rather than argv[0] */
 	while ((option = getopt_long(argc, argv, ":B:I:D:j:knvh", long_options, NULL)) != -1) {
@@ -317,7 +319,7 @@ int main(int argc, char **argv)
 				return EXIT_BUILD_ERROR;
 			}
 			sprintf(flag, "-D%s", optarg);
-			defines[define_count++] = flag;
+			line->defines[line->define_count++] = flag;
 			cflags[request.cflag_count++] = flag;
 			break;
 		}
@@ -422,13 +424,13 @@ int main(int argc, char **argv)
 		if (!launcher_text)
 			launcher_text = getenv("CUSTOM_OP_LAUNCHER");
 		if (launcher_text) {
-			launcher_text = strdup(launcher_text);
-			if (!launcher_text) {
+			line->launcher_text = strdup(launcher_text);
+			if (!line->launcher_text) {
 				fprintf(stderr, "%s: out of memory\n", program);
 				return EXIT_BUILD_ERROR;
 			}
-			split_launcher(launcher_text, &launcher, &request.launcher_count);
-			request.launcher = launcher;
+			split_launcher(line->launcher_text, &line->launcher, &request.launcher_count);
+			request.launcher = line->launcher;
 		}
 		bco_result *result = NULL;
 		kind = bco_build(&request, &result, &error);
@@ -441,14 +443,31 @@ int main(int argc, char **argv)
 		print_error(kind, error);
 	int code = exit_code_of(kind, error);
 	bco_error_free(error);
-	for (size_t i = 0; i < define_count; i++)
-		free(defines[i]);
-	free(defines);
-	free(launcher);
-	free(launcher_text);
-	free(functions);
-	free(schemas);
-	free(cflags);
-	free(includes);
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	struct command_line line = { 0 };
+	size_t slots = (size_t)argc + 1;
+	line.functions = calloc(slots, sizeof *line.functions);
+	line.schemas = calloc(slots, sizeof *line.schemas);
+	line.cflags = calloc(slots, sizeof *line.cflags);
+	line.includes = calloc(slots, sizeof *line.includes);
+	line.defines = calloc(slots, sizeof *line.defines);
+	int code = EXIT_BUILD_ERROR;
+	if (line.functions && line.schemas && line.cflags && line.includes && line.defines)
+		code = run(argc, argv, &line);
+	else
+		fprintf(stderr, "%s: out of memory\n", program);
+	for (size_t i = 0; i < line.define_count; i++)
+		free(line.defines[i]);
+	free(line.defines);
+	free(line.launcher);
+	free(line.launcher_text);
+	free(line.functions);
+	free(line.schemas);
+	free(line.cflags);
+	free(line.includes);
 	return code;
 }

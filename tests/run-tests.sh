@@ -5,6 +5,7 @@
 # (details may follow on lines starting with "#").  A program that exits
 # non-zero without reporting a failed check counts as one failed check, so a
 # crash is never a pass.  The last line is "N passed, N failed".
+# PYTHON_TEST_ENV holds VAR=VALUE words for the Python tests (make check-asan).
 passed=0
 failed=0
 log=${TMPDIR:-/tmp}/run-tests.$$
@@ -12,7 +13,7 @@ trap 'rm -f "$log"' EXIT INT TERM
 for test in "$@"; do
 	case $test in
 	*.sh) sh "$test" >"$log" 2>&1 ;;
-	*.py) python3 "$test" >"$log" 2>&1 ;;
+	*.py) env ${PYTHON_TEST_ENV:-} python3 "$test" >"$log" 2>&1 ;;
 	*) "$test" >"$log" 2>&1 ;;
 	esac
 	status=$?
