@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "arena.h"
@@ -118,6 +119,7 @@ static const struct option long_options[] = {
 struct console {
 	int status_on_terminal; /* rewrite the status line in place */
 	int status_shown;       /* a status line is on screen, unterminated */
+	size_t width;           /* the terminal's columns: longer status lines are cut */
 	int color;
 	int dry_run;
 };
@@ -144,8 +146,13 @@ static void show_progress(void *context, enum bco_message_kind kind, const char 
 	switch (kind) {
 	case BCO_MESSAGE_STATUS:
 		if (console->status_on_terminal) {
+			/* A line that wraps could not be rewritten in place. */
+			size_t length = strlen(text);
 			clear_status(console);
-			fputs(text, stderr);
+			if (console->width > 4 && length >= console->width)
+				fprintf(stderr, "%.*s...", (int)(console->width - 4), text);
+			else
+				fputs(text, stderr);
 			console->status_shown = 1;
 		} else {
 			fprintf(stderr, "%s\n", text);
@@ -401,6 +408,9 @@ static int run(int argc, char **argv, struct command_line *line)
 	console.dry_run = request.dry_run;
 	console.status_on_terminal = isatty(STDERR_FILENO);
 	console.color = console.status_on_terminal && !getenv("NO_COLOR");
+	struct winsize size;
+	if (console.status_on_terminal && ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0)
+		console.width = size.ws_col;
 	request.progress = show_progress;
 	request.progress_context = &console;
 
