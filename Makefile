@@ -31,7 +31,7 @@ INSTALL_TARGETS =
 all: programs
 
 include tests/tests.mk
-include $(wildcard sdk/host/host.mk run/run.mk python/python.mk)
+include $(wildcard sdk/host/host.mk run/run.mk python/python.mk tests/fuzz/fuzz.mk bench/bench.mk bench/lint.mk)
 
 programs: $(PROGRAMS)
 
@@ -56,6 +56,11 @@ buildcustomop.pc: Makefile
 		'Version: 0.1.0' \
 		'Libs: -L$${libdir} -lbuildcustomop' \
 		'Cflags: -I$${includedir}' >$@
+
+# Builds the multicore relu example for this machine and runs it on eight
+# emulated cores (examples/demo.sh).
+demo: programs
+	sh examples/demo.sh
 
 test: programs $(TESTS)
 	sh tests/run-tests.sh $(TESTS)
@@ -102,6 +107,6 @@ check-valgrind:
 clean:
 	rm -rf obj build-custom-op libbuildcustomop.a libbuildcustomop.so buildcustomop.pc $(CLEAN)
 
-.PHONY: all programs test install clean check-asan check-valgrind
+.PHONY: all programs demo test install clean check-asan check-valgrind
 
 -include obj/*.d

@@ -1,0 +1,117 @@
+/* neuron/host/tensor.h - at::Tensor: metadata, accessors, no raw pointers. */
+#ifndef NEURON_HOST_TENSOR_H
+#define NEURON_HOST_TENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <memory>
+#include <utility>
+
+#include "neuron/host/accessors.h"
+#include "neuron/host/array_ref.h"
+#include "neuron/host/scalar_type.h"
+#include "neuron/host/tensor_impl.h"
+#include "neuron/host/tensor_options.h"
+#include "neuron/host/violation.h"
+
+namespace neuron_host {
+struct TensorInternals;
+}
+
+namespace at {
+
+using c10::IntArrayRef;
+using c10::ScalarType;
+using c10::TensorOptions;
+
+// A handle: copies share the same elements, as in PyTorch.
+class Tensor {
+public:
+    Tensor() = default;
+
+    bool defined() const { return impl_ != nullptr; }
+    IntArrayRef sizes() const { return IntArrayRef(impl().sizes); }
+    IntArrayRef strides() const { return IntArrayRef(impl().strides); }
+    int64_t size(int64_t dim) const { return impl().sizes[wrap_dim(dim)]; }
+    int64_t stride(int64_t dim) const { return impl().strides[wrap_dim(dim)]; }
+    int64_t numel() const { return impl().numel; }
+    int64_t dim() const { return static_cast<int64_t>(impl().sizes.size()); }
+    ScalarType scalar_type() const { return impl().dtype; }
+    // PyTorch returns a TypeMeta that compares with a ScalarType; the
+    // ScalarType itself serves every use a kernel has for it.
+    ScalarType dtype() const { return impl().dtype; }
+    size_t element_size() const { return c10::elementSize(impl().dtype); }
+    size_t itemsize() const { return element_size(); }
+    TensorOptions options() const { return TensorOptions(impl().dtype); }
+    bool is_contiguous() const;
+
+    template <typename T, size_t N> TensorAccessor<T, N> accessor() const &
+    {
+        static_assert(N > 0, "accessor<T,N>() needs N >= 1");
+        check_accessor(c10::CppTypeToScalarType<T>::value, N);
+        return TensorAccessor<T, N>(static_cast<T *>(impl().data), impl().sizes.data(),
+                                    impl().strides.data(), 0);
+    }
+    // The accessor would outlive a temporary tensor's sizes.
+    template <typename T, size_t N> TensorAccessor<T, N> accessor() && = delete;
+
+    template <typename T> ReadStreamAccessor<T> read_stream_accessor() const
+    {
+        return ReadStreamAccessor<T>(impl());
+    }
+    template <typename T> WriteStreamAccessor<T> write_stream_accessor() const
+    {
+        return WriteStreamAccessor<T>(impl());
+    }
+    TCMAccessor<true> tcm_accessor() { return TCMAccessor<true>(impl()); }
+    TCMAccessor<false> tcm_accessor() const { return TCMAccessor<false>(impl()); }
+
+    template <typename T = void> T *data_ptr() const
+    {
+        static_assert(sizeof(T *) == 0,
+                      "data_ptr() is not available on the device (it throws there): reach tensor data "
+                      "through accessor<T,N>(), read_stream_accessor<T>(), write_stream_accessor<T>() "
+                      "or tcm_accessor()");
+        return nullptr;
+    }
+    template <typename T = void> void storage() const
+    {
+        static_assert(sizeof(T *) == 0,
+                      "storage() is not available on the device (it throws there): reach tensor data "
+                      "through the accessors");
+    }
+
+private:
+    friend struct neuron_host::TensorInternals;
+
+    const neuron_host::TensorImpl &impl() const
+    {
+        if (!impl_)
+            neuron_host::violation("use of an undefined tensor");
+        return *impl_;
+    }
+    size_t wrap_dim(int64_t dim) const;
+    void check_accessor(ScalarType element_type, size_t dims) const;
+
+    std::shared_ptr<neuron_host::TensorImpl> impl_;
+};
+
+} // namespace at
+
+namespace neuron_host {
+
+// The runtime's way in: a kernel has no data pointer, but the marshalling,
+// the factories and the element-wise ops need one.
+struct TensorInternals {
+    static at::Tensor wrap(std::shared_ptr<TensorImpl> impl)
+    {
+        at::Tensor tensor;
+        tensor.impl_ = std::move(impl);
+        return tensor;
+    }
+    static TensorImpl &impl(const at::Tensor &tensor) { return const_cast<TensorImpl &>(tensor.impl()); }
+};
+
+} // namespace neuron_host
+
+#endif

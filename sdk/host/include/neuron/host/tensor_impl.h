@@ -1,0 +1,36 @@
+/* neuron/host/tensor_impl.h - what an at::Tensor points to. */
+#ifndef NEURON_HOST_TENSOR_IMPL_H
+#define NEURON_HOST_TENSOR_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <vector>
+
+#include "neuron/host/scalar_type.h"
+
+namespace neuron_host {
+
+struct TensorImpl {
+    c10::ScalarType dtype;
+    std::vector<int64_t> sizes;
+    std::vector<int64_t> strides; // in elements
+    int64_t numel;
+    void *data;
+    // Tensors a kernel makes own their memory (HBM on the device); the
+    // arguments and the output belong to the host.
+    bool owns_data;
+
+    TensorImpl(c10::ScalarType dtype, const std::vector<int64_t> &sizes,
+               const std::vector<int64_t> &strides, void *data, bool owns_data);
+    TensorImpl(const TensorImpl &) = delete;
+    TensorImpl &operator=(const TensorImpl &) = delete;
+    ~TensorImpl();
+
+    // Bytes from data to the end of the last element (strides ignored, as
+    // the stream and TCM accessors ignore them).
+    size_t byte_size() const { return static_cast<size_t>(numel) * c10::elementSize(dtype); }
+};
+
+} // namespace neuron_host
+
+#endif

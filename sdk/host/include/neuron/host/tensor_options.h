@@ -1,0 +1,32 @@
+/* neuron/host/tensor_options.h - TensorOptions: of the options only dtype counts. */
+#ifndef NEURON_HOST_TENSOR_OPTIONS_H
+#define NEURON_HOST_TENSOR_OPTIONS_H
+
+#include "neuron/host/scalar_type.h"
+
+namespace c10 {
+
+// The device has one memory and no autograd, so dtype is the only option a
+// factory reads (device-facts.md: "of the options only dtype counts").
+class TensorOptions {
+public:
+    TensorOptions() : dtype_(kFloat) {}
+    TensorOptions(ScalarType dtype) : dtype_(dtype) {}
+
+    TensorOptions dtype(ScalarType dtype) const
+    {
+        TensorOptions copy = *this;
+        copy.dtype_ = dtype;
+        return copy;
+    }
+    ScalarType dtype() const { return dtype_; }
+
+private:
+    ScalarType dtype_;
+};
+
+inline TensorOptions dtype(ScalarType type) { return TensorOptions(type); }
+
+} // namespace c10
+
+#endif

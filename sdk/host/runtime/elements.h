@@ -1,0 +1,29 @@
+/* elements.h - element access for the runtime's tensor code (not part of
+ * the SDK's API). */
+#ifndef CUSTOMOP_HOST_ELEMENTS_H
+#define CUSTOMOP_HOST_ELEMENTS_H
+
+#include <stdint.h>
+#include <string>
+#include <vector>
+
+#include "neuron/host/tensor.h"
+
+namespace neuron_host {
+
+// elements.cpp: one element of any device dtype, as a double or an integer.
+double element_load_double(const void *element, c10::ScalarType type);
+int64_t element_load_integer(const void *element, c10::ScalarType type);
+void element_store_double(void *element, c10::ScalarType type, double value);
+void element_store_integer(void *element, c10::ScalarType type, int64_t value);
+// The address of the element at a row-major index, following the strides.
+char *element_address(const TensorImpl &tensor, int64_t index);
+// "[2, 3]"
+std::string format_sizes(const std::vector<int64_t> &sizes);
+
+// factories.cpp: a new contiguous tensor owning uninitialised memory.
+at::Tensor make_tensor(c10::ScalarType type, c10::IntArrayRef sizes, const char *what);
+
+} // namespace neuron_host
+
+#endif

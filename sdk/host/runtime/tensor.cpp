@@ -1,0 +1,80 @@
+/* tensor.cpp - at::Tensor's out-of-line parts and its storage. */
+#include <stdlib.h>
+
+#include "elements.h"
+#include "runtime.h"
+
+namespace neuron_host {
+
+TensorImpl::TensorImpl(c10::ScalarType dtype_, const std::vector<int64_t> &sizes_,
+                       const std::vector<int64_t> &strides_, void *data_, bool owns_data_)
+    : dtype(dtype_), sizes(sizes_), strides(strides_), numel(1), data(data_), owns_data(owns_data_)
+{
+    for (int64_t size : sizes)
+        numel *= size;
+}
+
+TensorImpl::~TensorImpl()
+{
+    if (owns_data)
+        free(data);
+}
+
+namespace {
+
+// The C++ element type a kernel writes for each dtype.
+const char *cpp_type_name(c10::ScalarType type)
+{
+    switch (type) {
+    case c10::ScalarType::Byte: return "uint8_t";
+    case c10::ScalarType::Char: return "int8_t";
+    case c10::ScalarType::Short: return "int16_t";
+    case c10::ScalarType::Int: return "int32_t";
+    case c10::ScalarType::Long: return "int64_t";
+    case c10::ScalarType::Half: return "at::Half";
+    case c10::ScalarType::Float: return "float";
+    case c10::ScalarType::BFloat16: return "at::BFloat16";
+    }
+    return "?";
+}
+
+} // namespace
+
+} // namespace neuron_host
+
+namespace at {
+
+bool Tensor::is_contiguous() const
+{
+    const neuron_host::TensorImpl &tensor = impl();
+    int64_t expected = 1;
+    for (size_t d = tensor.sizes.size(); d-- > 0;) {
+        if (tensor.sizes[d] != 1 && tensor.strides[d] != expected)
+            return false;
+        expected *= tensor.sizes[d];
+    }
+    return true;
+}
+
+size_t Tensor::wrap_dim(int64_t dim) const
+{
+    int64_t rank = this->dim();
+    int64_t wrapped = dim < 0 ? dim + rank : dim;
+    if (wrapped < 0 || wrapped >= rank)
+        neuron_host::violation("dimension %lld is out of range for a tensor of dim() %lld",
+                               static_cast<long long>(dim), static_cast<long long>(rank));
+    return static_cast<size_t>(wrapped);
+}
+
+void Tensor::check_accessor(ScalarType element_type, size_t dims) const
+{
+    const char *name = neuron_host::cpp_type_name(element_type);
+    if (static_cast<size_t>(dim()) != dims)
+        neuron_host::violation("accessor<%s,%zu>(): the tensor has dim() %lld, not %zu", name, dims,
+                               static_cast<long long>(dim()), dims);
+    if (scalar_type() != element_type)
+        neuron_host::violation("accessor<%s,%zu>(): the tensor's dtype is %s, not %s", name, dims,
+                               c10::toString(scalar_type()), c10::toString(element_type));
+}
+
+} // namespace at

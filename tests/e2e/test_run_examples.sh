@@ -1,0 +1,81 @@
+#!/bin/sh
+# test_run_examples.sh - the examples built with build-custom-op --target host
+# and run with run-custom-op, end to end, on even and uneven sizes.
+. "$(dirname "$0")/../cli/lib.sh"
+RUN=$TOP/run-custom-op
+NPY="python3 $TOP/tests/run/npy.py"
+cd "$WORK" || exit 1
+
+# host_build NAME SCHEMA SOURCE [OPTIONS...]: builds into build/.
+host_build() {
+	name=$1 schema=$2 source=$3
+	shift 3
+	run_bco --target host -B build --name "$name" --op "$schema" "$@" "$source"
+}
+# floats COUNT: COUNT values spread over [-8, 8), and relu_of the same.
+floats() { awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "%g ", ((i * 37) % 129 - 64) / 8 }'; }
+relu_of() { awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) { v = ((i * 37) % 129 - 64) / 8; printf "%g ", (v > 0 ? v : 0) } }'; }
+# run_op ARGS...: runs run-custom-op; sets $out, $err and $status.
+run_op() {
+	"$RUN" "$@" >"$WORK/.out" 2>"$WORK/.err"
+	status=$?
+	out=$(cat "$WORK/.out")
+	err=$(cat "$WORK/.err")
+}
+
+host_build relu 'my_ops::relu(Tensor x) -> Tensor' "$TOP/examples/relu/relu.cpp"
+check_eq "the single-core relu builds for the host" "$status:$out" "0:build/relu.so"
+check_eq "the host build records the ops" "$(cat build/relu.ops)" "# build-custom-op ops 1
+relu	T	(Tensor x)"
+# shellcheck disable=SC2046 # the values are words
+$NPY make x.npy '<f4' 5 -2 -1 0 1.5 2
+run_op --in x.npy --out y.npy build/relu
+check_eq "single-core relu runs" "$status:$($NPY show y.npy)" "0:<f4 (5,): 0.0 0.0 0.0 1.5 2.0"
+
+rm -rf build
+host_build relu 'my_ops::relu(Tensor x) -> Tensor' "$TOP/examples/relu_multicore/relu.cpp" --multicore
+check_eq "the multicore relu builds eight host libraries" "$status:$(printf '%s\n' "$out" | wc -l)" "0:8"
+for count in 3 8 21 1000 10001; do
+	# shellcheck disable=SC2046
+	$NPY make x.npy '<f4' "$count" $(floats "$count")
+	# shellcheck disable=SC2046
+	$NPY make want.npy '<f4' "$count" $(relu_of "$count")
+	run_op --in x.npy --out y.npy --expect want.npy build/relu
+	check_eq "multicore relu on 8 cores, $count elements" "$status:$err" "0:"
+done
+run_op --cores 1 --in x.npy build/relu
+check_eq "--cores 1 needs relu.so, which a multicore build does not make" "$status" 1
+
+rm -rf build
+host_build axpby 'my_ops::axpby(Tensor x, Tensor y, Scalar a, float b, int n) -> Tensor' "$TOP/examples/axpby/axpby.cpp"
+check_eq "axpby builds for the host" "$status:$out" "0:build/axpby.so"
+$NPY make x.npy '<f4' 4 16 -16 8 0
+$NPY make y.npy '<f4' 4 0 0 256 -256
+# four steps of y <- 0.25 x + 0.75 y: x (1 - 0.75^4) + 0.75^4 y, 0.75^4 = 0.31640625
+$NPY make want.npy '<f4' 4 10.9375 -10.9375 86.46875 -81
+run_op --in x.npy --in y.npy --scalar 0.25 --scalar 0.75 --scalar 4 --out out.npy --expect want.npy build/axpby
+check_eq "axpby with a Tensor, a Tensor, a Scalar, a float and an int" "$status:$err:$($NPY show out.npy)" \
+	"0::<f4 (4,): 10.9375 -10.9375 86.46875 -81.0"
+run_op --in x.npy --in y.npy --scalar 0.25 --scalar 0.75 build/axpby
+check_eq "too few arguments are refused before running" "$status:$err" \
+	"2:run-custom-op: axpby expects (Tensor x, Tensor y, Scalar a, float b, int n); got 4 arguments"
+
+# The official multicore sample's partition bug shows on uneven sizes only.
+rm -rf build
+host_build relu 'my_ops::relu(Tensor x) -> Tensor' "$TOP/tests/host/official_relu_port.cpp" --multicore
+for count in 16 4096; do
+	# shellcheck disable=SC2046
+	$NPY make x.npy '<f4' "$count" $(floats "$count")
+	# shellcheck disable=SC2046
+	$NPY make want.npy '<f4' "$count" $(relu_of "$count")
+	run_op --in x.npy --expect want.npy build/relu
+	check_eq "the official sample is right when 8 divides the size ($count)" "$status" 0
+done
+$NPY make x.npy '<f4' 21 $(floats 21)
+run_op --in x.npy build/relu
+check_eq "the official sample's bug is exposed on 21 elements" "$status" 1
+# Core 7's share is enlarged to 2 + 21 % 8 = 7 before it becomes the
+# multiplier of the offset: 7 * 7 = 49, past the end.
+check_eq "the report names the core, the op and the rule it broke" "$err" \
+	"run-custom-op: core 7: op relu: tensor_to_tcm: elements [49, 56) are outside the tensor, which holds 21 elements of 4 bytes"
+finish

@@ -1,0 +1,81 @@
+# lib_host.sh - builds host ops for the tests in tests/host; source it after
+# tests/cli/lib.sh.
+#
+# The compile and link lines are the ones build-custom-op --target host
+# runs; wrapper.cpp comes from build-custom-op --emit-wrapper.
+SDK=$TOP/sdk/host
+DRIVER=$TOP/tests/host/driver
+HOST_CXX=${CXX:-c++}
+
+# host_build DIR NAME CORES ARG... -- SOURCE...: builds DIR/NAME.so (CORES 1)
+# or DIR/NAME_cpu0.so .. DIR/NAME_cpu7.so (CORES 8).  An ARG starting with
+# '-' is a compiler flag, any other an op ([FN=]SCHEMA) for wrapper.cpp; with
+# no op, one of the SOURCEs must be a hand-written wrapper.  Returns
+# non-zero, with the compiler's messages in DIR/build.log, on failure.
+host_build() {
+	dir=$1 name=$2 cores=$3
+	shift 3
+	cflags= wrapper=
+	mkdir -p "$dir"
+	: >"$dir/build.log"
+	set -- "$@" --end-of-sources
+	while [ "$1" != -- ]; do
+		case $1 in
+		-*) cflags="$cflags $1" ;;
+		*) set -- "$@" --op "$1"; wrapper=$dir/wrapper.cpp ;;
+		esac
+		shift
+	done
+	shift
+	sources=
+	while [ "$1" != --end-of-sources ]; do
+		sources="$sources $1"
+		shift
+	done
+	shift
+	if [ -n "$wrapper" ]; then
+		"$BCO" --emit-wrapper "$wrapper" --target host "$@" >>"$dir/build.log" 2>&1 || return 1
+	fi
+	objects=
+	for source in $sources $wrapper; do
+		base=$(basename "$source" .cpp)
+		# shellcheck disable=SC2086 # cflags are words
+		"$HOST_CXX" -std=c++14 -fPIC -O2 -g -MMD -MP -Wall $cflags -I"$SDK/include" \
+			-c -o "$dir/$base.o" "$source" >>"$dir/build.log" 2>&1 || return 1
+		objects="$objects $dir/$base.o"
+	done
+	if [ "$cores" = 8 ]; then
+		for core in 0 1 2 3 4 5 6 7; do
+			host_link "$dir/${name}_cpu$core.so" "$objects" "$SDK/lib/core_cpu$core.o" || return 1
+		done
+	else
+		host_link "$dir/$name.so" "$objects" "$SDK/lib/core_single.o"
+	fi
+}
+
+# host_link OUTPUT OBJECTS CORE_OBJECT
+host_link() {
+	# shellcheck disable=SC2086 # objects are words
+	"$HOST_CXX" -shared -o "$1" $2 "$3" "$SDK/lib/libcustomop_host.a" \
+		-Wl,-Bsymbolic -Wl,--no-undefined >>"$dir/build.log" 2>&1
+}
+
+# run_driver ARGS...: runs the test driver; sets $out (stdout and stderr)
+# and $status.
+run_driver() {
+	out=$("$DRIVER" "$@" 2>&1)
+	status=$?
+}
+
+# relu_of START COUNT: the driver's output for relu of START, START+1, ..
+relu_of() {
+	awk -v start="$1" -v count="$2" 'BEGIN {
+		print "out:"
+		for (i = 0; i < count; i++) { v = start + i; print (v > 0 ? v : 0) }
+	}'
+}
+
+# lines WORD...: the words, one a line.
+lines() {
+	printf '%s\n' "$@"
+}
