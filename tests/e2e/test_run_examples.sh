@@ -23,8 +23,13 @@ run_op() {
 	err=$(cat "$WORK/.err")
 }
 
-host_build relu 'my_ops::relu(Tensor x) -> Tensor' "$TOP/examples/relu/relu.cpp"
+host_build relu 'my_ops::relu(Tensor x) -> Tensor' "$TOP/examples/relu/relu.cpp" -v -j 1
 check_eq "the single-core relu builds for the host" "$status:$out" "0:build/relu.so"
+check_eq "-v shows each host command, shell-quoted, before its status line" "$(printf '%s\n' "$err" | sed -n '1,2p;5,6p')" \
+"${CXX:-c++} -std=c++14 -fPIC -O2 -g -MMD -MP -Wall -I$TOP/sdk/host/include -c -o build/relu.o $TOP/examples/relu/relu.cpp
+[1/3] CC $TOP/examples/relu/relu.cpp
+${CXX:-c++} -shared -o build/relu.so build/relu.o build/wrapper.o $TOP/sdk/host/lib/core_single.o $TOP/sdk/host/lib/libcustomop_host.a -Wl,-Bsymbolic -Wl,--no-undefined
+[3/3] LINK build/relu.so"
 check_eq "the host build records the ops" "$(cat build/relu.ops)" "# build-custom-op ops 1
 relu	T	(Tensor x)"
 # shellcheck disable=SC2046 # the values are words
@@ -59,6 +64,19 @@ check_eq "axpby with a Tensor, a Tensor, a Scalar, a float and an int" "$status:
 run_op --in x.npy --in y.npy --scalar 0.25 --scalar 0.75 build/axpby
 check_eq "too few arguments are refused before running" "$status:$err" \
 	"2:run-custom-op: axpby expects (Tensor x, Tensor y, Scalar a, float b, int n); got 4 arguments"
+
+# A kernel with 16 KiB of locals: too much for the emulated core stack, as
+# for the device's; -DSTACK_SIZE moves it to a stack of its own.
+rm -rf build
+host_build big_locals 'my_ops::big_locals(Tensor x) -> Tensor' "$TOP/tests/host/kernels/big_locals.cpp"
+$NPY make x.npy '<f4' 1 1
+run_op --in x.npy build/big_locals
+check_eq "a kernel that overflows the core stack is reported with the fix" "$status:$out:$err" \
+	"1::run-custom-op: core 0: op big_locals: stack overflow in the core stack (12288 bytes); build with a larger -DSTACK_SIZE=<bytes> (see build-custom-op(1))"
+host_build big_locals 'my_ops::big_locals(Tensor x) -> Tensor' "$TOP/tests/host/kernels/big_locals.cpp" -D STACK_SIZE=65536
+run_op --in x.npy build/big_locals
+check_eq "with -DSTACK_SIZE=65536 it runs on a switched stack" "$status:$out:$err" \
+	"0:16384 bytes of locals, switched_stack 1, sum 2088960, quarter 522240:"
 
 # The official multicore sample's partition bug shows on uneven sizes only.
 rm -rf build
