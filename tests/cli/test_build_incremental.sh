@@ -109,6 +109,12 @@ FAKE_STAMPS=$WORK/stamps run_bco -j 2 --multicore --name lib --op 'my_ops::relu(
 first_pack=$(grep -n 'start lib_cpu0.packed.so' stamps | cut -d: -f1)
 last_link=$(grep -n 'end lib_cpu7.so' stamps | cut -d: -f1)
 check_true "a pack starts as soon as its own link ends, before the last link ends" test "$first_pack" -lt "$last_link"
-check_eq "the status line counts 2 compiles, 8 links and 8 packs" "$(printf '%s\n' "$err" | tail -1)" \
-	"[18/18] PACK build/lib_cpu7.packed.so"
+check_eq "the status lines count from 1 to 18 in order" "$(printf '%s\n' "$err" | cut -d' ' -f1 | tr '\n' ' ')" \
+	"$(for k in $(seq 1 18); do printf '[%d/18] ' "$k"; done)"
+check_eq "the 18 steps: 2 compiles, 8 links and 8 packs" \
+	"$(printf '%s\n' "$err" | cut -d' ' -f2- | sed 's/cpu[0-7]/cpuI/' | sort | uniq -c | sed 's/^ *//')" \
+"1 CC build/wrapper.cpp
+1 CC src/relu.cpp
+8 LINK build/lib_cpuI.so
+8 PACK build/lib_cpuI.packed.so"
 finish
