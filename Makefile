@@ -19,7 +19,7 @@ LIBRARY_SOURCES = \
 	src/arena.c src/buffer.c src/diag.c src/fsutil.c \
 	src/schema.c src/validate.c src/codegen.c \
 	src/target.c src/plan.c src/state.c src/depfile.c src/buildlog.c \
-	src/exec.c src/compdb.c src/build.c
+	src/interrupt.c src/exec.c src/compdb.c src/build.c
 LIBRARY_OBJECTS = $(LIBRARY_SOURCES:src/%.c=obj/%.o)
 
 # Fragments add to these: programs to build, tests to run, files to clean.

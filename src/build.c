@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arena.h"
@@ -18,6 +19,7 @@
 #include "diag.h"
 #include "exec.h"
 #include "fsutil.h"
+#include "interrupt.h"
 #include "plan.h"
 #include "state.h"
 #include "target.h"
@@ -36,6 +38,8 @@ struct call {
 	struct diag diag;
 	const struct bco_request *request;
 	int lock_fd;
+	struct interrupt_guard interrupts; /* from the lock to the end of the call */
+	int catching_interrupts;
 	struct op *ops;
 	size_t op_count;
 };
@@ -55,6 +59,14 @@ static struct call *call_begin(const struct bco_request *request)
 /* Ends the call: releases the lock and the arena, and exports the error. */
 static int call_end(struct call *call, int status, bco_error **error)
 {
+	if (call->catching_interrupts) {
+		/* A Ctrl-C is never lost, even one that came after the last step. */
+		int caught = interrupt_release(&call->interrupts);
+		if (caught && (status == 0 || call->diag.kind != BCO_ERROR_INTERRUPTED)) {
+			diag_init(&call->diag, &call->arena);
+			status = interrupt_fail(&call->diag, caught);
+		}
+	}
 	if (call->lock_fd >= 0)
 		close(call->lock_fd); /* closing the descriptor releases the flock */
 	if (status != 0 && call->diag.kind == BCO_OK)
@@ -169,24 +181,31 @@ static int cflags_contain(const struct bco_request *request, const char *flag)
 	return 0;
 }
 
-/* Takes the build directory's lock, waiting for another build to finish. */
+/* Takes the build directory's lock, waiting for another build to finish;
+ * an interrupt ends the wait. */
 static int take_lock(struct call *call, const char *build_dir)
 {
 	char *path = arena_printf(&call->arena, "%s/.build-custom-op.lock", build_dir);
 	call->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	if (call->lock_fd < 0)
 		return diag_fail(&call->diag, BCO_ERROR_SYSTEM, "cannot open %s: %s", path, strerror(errno));
-	if (flock(call->lock_fd, LOCK_EX | LOCK_NB) == 0)
-		return 0;
-	if (errno != EWOULDBLOCK)
-		return diag_fail(&call->diag, BCO_ERROR_SYSTEM, "cannot lock %s: %s", path, strerror(errno));
-	report(call->request, BCO_MESSAGE_STATUS,
-	       arena_printf(&call->arena, "waiting for another build of %s to finish", build_dir));
-	while (flock(call->lock_fd, LOCK_EX) != 0) {
-		if (errno != EINTR)
+	int reported = 0;
+	for (;;) {
+		if (flock(call->lock_fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
 			return diag_fail(&call->diag, BCO_ERROR_SYSTEM, "cannot lock %s: %s", path, strerror(errno));
+		if (interrupt_caught())
+			return interrupt_fail(&call->diag, interrupt_caught());
+		if (!reported) {
+			report(call->request, BCO_MESSAGE_STATUS,
+			       arena_printf(&call->arena, "waiting for another build of %s to finish", build_dir));
+			reported = 1;
+		}
+		/* Polling, because a blocking flock is restarted after our handler. */
+		struct timespec pause = { 0, 50 * 1000 * 1000 };
+		nanosleep(&pause, NULL);
 	}
-	return 0;
 }
 
 /* Adds what the schema requires when a link failed on an undefined kernel. */
@@ -253,8 +272,14 @@ static int run_build(struct call *call, bco_result **result)
 	               request->multicore, pack, &plan, diag) != 0)
 		return -1;
 
-	/* Every input is checked: from here on the build writes. */
-	if (fs_make_directories(arena, build_dir, diag) != 0 || take_lock(call, build_dir) != 0)
+	/* Every input is checked: from here on the build writes, and an
+	 * interrupt stops it cleanly. */
+	if (fs_make_directories(arena, build_dir, diag) != 0)
+		return -1;
+	if (interrupt_catch(&call->interrupts, -1) != 0)
+		return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot catch SIGINT and SIGTERM: %s", strerror(errno));
+	call->catching_interrupts = 1;
+	if (take_lock(call, build_dir) != 0)
 		return -1;
 	char cwd[PATH_MAX];
 	if (!getcwd(cwd, sizeof cwd))

@@ -26,14 +26,15 @@
 #include "arena.h"
 #include "buffer.h"
 #include "diag.h"
+#include "interrupt.h"
 
 /* How long a job may ignore SIGTERM after an interrupt before SIGKILL. */
 #define KILL_GRACE_MILLISECONDS 2000
 
 extern char **environ;
 
-static volatile sig_atomic_t signal_pipe_fd = -1;
-static volatile sig_atomic_t interrupt_signal;
+/* The self-pipe SIGCHLD writes to; shared with the handler. */
+static volatile sig_atomic_t child_pipe_fd = -1;
 
 struct job {
 	int active;
@@ -67,20 +68,20 @@ struct run {
 	int failed;
 	char *first_failure;
 	int handlers_installed;
-	struct sigaction saved_interrupt, saved_terminate, saved_child;
+	struct interrupt_guard interrupts;
+	struct sigaction saved_child;
 	jmp_buf *outer_out_of_memory;
 };
 
-static void on_signal(int signal_number)
+static void on_child(int signal_number)
 {
 	int saved_errno = errno;
-	if (signal_number != SIGCHLD && interrupt_signal == 0)
-		interrupt_signal = signal_number;
-	if (signal_pipe_fd >= 0) {
+	(void)signal_number;
+	if (child_pipe_fd >= 0) {
 		char byte = 0;
 		/* A full pipe already holds a pending wakeup, so a failed write
 		 * loses nothing. */
-		ssize_t ignored = write(signal_pipe_fd, &byte, 1);
+		ssize_t ignored = write(child_pipe_fd, &byte, 1);
 		(void)ignored;
 	}
 	errno = saved_errno;
@@ -132,43 +133,36 @@ static int open_self_pipe(struct run *run)
 	return 0;
 }
 
-static void restore_handlers(struct run *run)
+/* Puts the handlers back; returns the interrupt caught meanwhile, or 0. */
+static int restore_handlers(struct run *run)
 {
 	if (!run->handlers_installed)
-		return;
-	sigaction(SIGINT, &run->saved_interrupt, NULL);
-	sigaction(SIGTERM, &run->saved_terminate, NULL);
+		return 0;
 	sigaction(SIGCHLD, &run->saved_child, NULL);
 	run->handlers_installed = 0;
-	signal_pipe_fd = -1;
+	child_pipe_fd = -1;
+	return interrupt_release(&run->interrupts);
 }
 
 static int install_handlers(struct run *run)
 {
+	if (interrupt_catch(&run->interrupts, run->self_pipe[1]) != 0)
+		return -1;
 	struct sigaction action;
 	memset(&action, 0, sizeof action);
-	action.sa_handler = on_signal;
+	action.sa_handler = on_child;
 	sigemptyset(&action.sa_mask);
-	action.sa_flags = SA_RESTART;
-	interrupt_signal = 0;
-	signal_pipe_fd = run->self_pipe[1];
-	if (sigaction(SIGINT, &action, &run->saved_interrupt) != 0)
-		goto failed;
-	if (sigaction(SIGTERM, &action, &run->saved_terminate) != 0) {
-		sigaction(SIGINT, &run->saved_interrupt, NULL);
-		goto failed;
-	}
-	action.sa_flags |= SA_NOCLDSTOP;
+	action.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	child_pipe_fd = run->self_pipe[1];
 	if (sigaction(SIGCHLD, &action, &run->saved_child) != 0) {
-		sigaction(SIGINT, &run->saved_interrupt, NULL);
-		sigaction(SIGTERM, &run->saved_terminate, NULL);
-		goto failed;
+		int saved = errno;
+		child_pipe_fd = -1;
+		interrupt_release(&run->interrupts);
+		errno = saved;
+		return -1;
 	}
 	run->handlers_installed = 1;
 	return 0;
-failed:
-	signal_pipe_fd = -1;
-	return -1;
 }
 
 static int step_is_ready(const struct run *run, size_t index)
@@ -290,7 +284,8 @@ static int spawn_job(struct run *run, struct job *job, struct step *step)
 		close(ends[0]);
 		return error;
 	}
-	job->pid = pid;
+	/* job is never NULL: start_step runs only while a slot is free. */
+	job->pid = pid; /* NOLINT(clang-analyzer-core.NullDereference) */
 	job->fd = ends[0];
 	return 0;
 }
@@ -326,7 +321,8 @@ static void start_step(struct run *run, size_t index)
 		fail_step(run, step);
 		return;
 	}
-	job->active = 1;
+	/* A slot is free: start_ready_steps keeps running below job_slots. */
+	job->active = 1; /* NOLINT(clang-analyzer-core.NullDereference) */
 	job->step = index;
 	job->reaped = 0;
 	job->exit_status = 0;
@@ -337,7 +333,7 @@ static void start_step(struct run *run, size_t index)
 static void start_ready_steps(struct run *run)
 {
 	for (size_t i = 0; i < run->step_count && run->running < run->job_slots; i++) {
-		if (run->stop_starting || interrupt_signal != 0)
+		if (run->stop_starting || interrupt_caught() != 0)
 			return;
 		if (step_is_ready(run, i))
 			start_step(run, i);
@@ -370,7 +366,7 @@ static void signal_job(const struct job *job, int signal_number)
 
 static void begin_interrupt(struct run *run)
 {
-	run->interrupted = interrupt_signal;
+	run->interrupted = interrupt_caught();
 	run->stop_starting = 1;
 	for (size_t i = 0; i < run->job_slots; i++)
 		if (run->jobs[i].active && !run->jobs[i].reaped)
@@ -481,7 +477,7 @@ static int wait_for_events(struct run *run)
 		return -1;
 	if (ready > 0 && run->pollfds[0].revents)
 		drain_self_pipe(run);
-	if (interrupt_signal != 0 && !run->interrupted)
+	if (interrupt_caught() != 0 && !run->interrupted)
 		begin_interrupt(run);
 	if (run->interrupted && !run->killed_hard && milliseconds_until(run->kill_deadline) == 0) {
 		for (size_t i = 0; i < run->job_slots; i++)
@@ -528,12 +524,11 @@ static void abandon_jobs(struct run *run)
 
 static int finish_run(struct run *run, int loop_error)
 {
-	restore_handlers(run);
 	/* A signal caught after the loop's last look still counts: the
 	 * caller must not lose a Ctrl-C. */
-	if (interrupt_signal != 0 && !run->interrupted)
-		run->interrupted = interrupt_signal;
-	interrupt_signal = 0;
+	int caught = restore_handlers(run);
+	if (caught != 0 && !run->interrupted)
+		run->interrupted = caught;
 	close_self_pipe(run);
 	run->arena->out_of_memory = run->outer_out_of_memory;
 	for (size_t i = 0; i < run->step_count; i++)
@@ -542,11 +537,8 @@ static int finish_run(struct run *run, int loop_error)
 	if (loop_error)
 		return diag_fail(run->diag, BCO_ERROR_SYSTEM, "cannot wait for the build steps: %s",
 		                 strerror(loop_error));
-	if (run->interrupted) {
-		run->diag->signal = run->interrupted;
-		return diag_fail(run->diag, BCO_ERROR_INTERRUPTED, "interrupted by %s",
-		                 run->interrupted == SIGINT ? "SIGINT" : "SIGTERM");
-	}
+	if (run->interrupted)
+		return interrupt_fail(run->diag, run->interrupted);
 	if (run->failed)
 		return diag_fail(run->diag, BCO_ERROR_STEP, "%s", run->first_failure);
 	for (size_t i = 0; i < run->step_count; i++)
@@ -601,11 +593,12 @@ int exec_run(struct arena *arena, struct step *steps, size_t step_count,
 	/* Running out of memory while jobs run must still kill them and put
 	 * the handlers back before the caller's handler takes over. */
 	jmp_buf out_of_memory;
+	/* Not kept past the call: finish_run and the handler below restore it. */
+	/* cppcheck-suppress autoVariables */
 	arena->out_of_memory = &out_of_memory;
 	if (setjmp(out_of_memory)) {
 		abandon_jobs(run);
 		restore_handlers(run);
-		interrupt_signal = 0;
 		close_self_pipe(run);
 		arena->out_of_memory = run->outer_out_of_memory;
 		arena_fail(arena);
@@ -613,7 +606,7 @@ int exec_run(struct arena *arena, struct step *steps, size_t step_count,
 
 	int loop_error = 0;
 	for (;;) {
-		if (interrupt_signal != 0 && !run->interrupted)
+		if (interrupt_caught() != 0 && !run->interrupted)
 			begin_interrupt(run);
 		start_ready_steps(run);
 		if (run->running == 0)

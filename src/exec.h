@@ -3,8 +3,10 @@
  * Steps form a graph (each names the steps it waits for).  Ready steps are
  * spawned with posix_spawn and no shell, each in its own process group, with
  * stdout and stderr on one pipe whose content is reported whole when the
- * step ends.  SIGINT and SIGTERM are caught for the duration of exec_run and
- * their previous dispositions restored before it returns. */
+ * step ends.  SIGINT and SIGTERM are caught for the duration of exec_run
+ * (see interrupt.h: an ignored one stays ignored, and a caller's guard may
+ * already hold them), SIGCHLD too, and every previous disposition is
+ * restored before it returns. */
 #ifndef EXEC_H
 #define EXEC_H
 

@@ -82,7 +82,9 @@ check_eq "a build directory that cannot be created" "$status:$err" \
 # Interrupts: the running tools are stopped and their partial outputs deleted.
 for signal in INT TERM; do
 	rm -rf build stamps
-	FAKE_STAMPS=$WORK/stamps FAKE_HANG=relu.o "$BCO" -j 2 --name lib --op 'my_ops::relu(Tensor x) -> Tensor' \
+	# A shell starts background jobs with SIGINT ignored; give it back.
+	FAKE_STAMPS=$WORK/stamps FAKE_HANG=relu.o env --default-signal=INT,TERM "$BCO" -j 2 --name lib \
+		--op 'my_ops::relu(Tensor x) -> Tensor' \
 		src/relu.cpp src/axpy.cpp >out.txt 2>err.txt &
 	pid=$!
 	tries=0
@@ -96,6 +98,20 @@ for signal in INT TERM; do
 	check_eq "SIG$signal: no tool is left running" "$(pgrep -f "xt-clang.*-I$SDK" | wc -l)" "0"
 	check_eq "SIG$signal: the message" "$(tail -1 err.txt)" "build-custom-op: interrupted by SIG$signal"
 done
+# An ignored SIGINT (a shell's background job) stays ignored; SIGTERM still stops it.
+rm -rf build stamps
+FAKE_STAMPS=$WORK/stamps FAKE_HANG=relu.o "$BCO" -j 2 --name lib --op 'my_ops::relu(Tensor x) -> Tensor' \
+	src/relu.cpp src/axpy.cpp >out.txt 2>err.txt &
+pid=$!
+tries=0
+while ! grep -q '^hang relu.o' stamps 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+kill -INT $pid
+sleep 0.3
+check_true "an ignored SIGINT does not stop a build" kill -0 $pid
+kill -TERM $pid
+wait $pid
+check_eq "SIGTERM stops it" "$?" 143
+
 build -j 2
 check_eq "the build after an interrupt succeeds" "$status:$out" "0:build/lib.packed.so"
 mkdir clean && cp -r src clean/ && (cd clean && "$BCO" --name lib --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp src/axpy.cpp >/dev/null 2>&1)
@@ -116,6 +132,15 @@ tries=0
 while ! grep -q waiting err2.txt && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
 check_eq "a second build of the directory waits for the first" "$(head -1 err2.txt)" \
 	"waiting for another build of build to finish"
+env --default-signal=INT "$BCO" --name lib --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp src/axpy.cpp \
+	>out3.txt 2>err3.txt &
+third=$!
+tries=0
+while ! grep -q waiting err3.txt && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+kill -INT $third
+wait $third
+check_eq "Ctrl-C while waiting for the lock stops the waiting build" "$?:$(tail -1 err3.txt)" \
+	"130:build-custom-op: interrupted by SIGINT"
 kill -9 $first
 wait $first 2>/dev/null
 kill "$(sed -n 's/^hang relu.o //p' stamps)" # the orphaned tool of the killed build
