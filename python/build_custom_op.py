@@ -1,0 +1,874 @@
+"""build_custom_op - build GPSIMD custom operators from Python.
+
+A drop-in replacement for the Neuron SDK's ``build_custom_op`` module: the
+same ``compile()`` with the same signature, over libbuildcustomop (the
+library behind the build-custom-op command) through ctypes.  Callers switch
+by changing the import path; the outputs, file names and command lines are
+those of build-custom-op.
+
+    import build_custom_op
+    libs = build_custom_op.compile('relu', ['relu'], ['relu.cpp'],
+                                   ['my_ops::relu(Tensor x) -> Tensor'],
+                                   'build')
+
+``python3 -m build_custom_op`` takes the options of build-custom-op(1).
+
+The shared library is looked up, in this order: next to this module in the
+source tree (the repository's libbuildcustomop.so, built by ``make``), the
+install prefix (``make install`` records it), then the path in the
+environment variable BUILD_CUSTOM_OP_LIBRARY.
+
+Builds in one process run one at a time; the library keeps nothing between
+calls and puts signal dispositions back before it returns.
+"""
+
+import ctypes
+import getopt
+import os
+import re
+import shlex
+import signal
+import sys
+import tempfile
+import threading
+import warnings
+
+__version__ = '0.21.2.0'
+versions = {
+    'ulib_to_ucode_version': '1.21.1.0',
+    'ulib_to_isa_version': '1.0.2520.0',
+}
+
+__all__ = ['compile', 'generate_wrapper', 'library_path', 'BuildError', 'BuildWarning',
+           'main', 'versions', '__version__']
+
+PROGRAM = 'build-custom-op'
+LIBRARY_VARIABLE = 'BUILD_CUSTOM_OP_LIBRARY'
+
+# `make install` replaces this with the library directory of the install.
+_INSTALLED_LIBDIR = '@LIBDIR@'
+
+# enum bco_target, enum bco_error_kind and enum bco_message_kind.
+_TARGETS = {'xtensa': 0, 'host': 1}
+_ERROR_KINDS = {1: 'input', 2: 'usage', 3: 'tool', 4: 'step', 5: 'interrupted', 6: 'system'}
+_MESSAGE_STATUS, _MESSAGE_COMMAND, _MESSAGE_OUTPUT, _MESSAGE_WARNING, _MESSAGE_FAILURE = range(5)
+
+# Include options whose argument may be the next word; a word after one of
+# them is joined to it ("-isystem DIR" -> "-isystemDIR"), since any other
+# word in includes is a directory that becomes -IDIR.
+_INCLUDE_OPTIONS_WITH_ARGUMENT = ('-I', '-isystem', '-iquote', '-idirafter', '-include',
+                                  '-imacros', '-isysroot')
+
+
+class BuildError(Exception):
+    """A build that did not succeed, with the library's full message.
+
+    kind is one of 'input' (a bad schema, name, file or value), 'usage' (a
+    malformed request), 'tool' (a tool or SDK file is missing), 'step' (a
+    compile, link or pack step failed: the message holds the command and its
+    output), 'interrupted' and 'system'.  schema_index (0-based) and column
+    (1-based) point into the schema a schema error is about, else None.
+    signal is the signal that interrupted the build, else None.
+    """
+
+    def __init__(self, message, kind='input', schema_index=None, column=None, signal=None):
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.schema_index = schema_index
+        self.column = column
+        self.signal = signal
+
+
+class BuildWarning(UserWarning):
+    """A warning about the input of a build (compile() issues it)."""
+
+
+# --- the C API --------------------------------------------------------------
+
+_ProgressFunction = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
+_StringList = ctypes.POINTER(ctypes.c_char_p)
+
+
+class _Request(ctypes.Structure):
+    """struct bco_request."""
+    _fields_ = [
+        ('name', ctypes.c_char_p),
+        ('functions', _StringList),
+        ('function_count', ctypes.c_size_t),
+        ('schemas', _StringList),
+        ('schema_count', ctypes.c_size_t),
+        ('sources', _StringList),
+        ('source_count', ctypes.c_size_t),
+        ('build_dir', ctypes.c_char_p),
+        ('includes', _StringList),
+        ('include_count', ctypes.c_size_t),
+        ('cflags', _StringList),
+        ('cflag_count', ctypes.c_size_t),
+        ('launcher', _StringList),
+        ('launcher_count', ctypes.c_size_t),
+        ('target', ctypes.c_int),
+        ('multicore', ctypes.c_int),
+        ('jobs', ctypes.c_int),
+        ('dry_run', ctypes.c_int),
+        ('verbose', ctypes.c_int),
+        ('keep_going', ctypes.c_int),
+        ('sdk', ctypes.c_char_p),
+        ('core', ctypes.c_char_p),
+        ('xtensa_system', ctypes.c_char_p),
+        ('progress', _ProgressFunction),
+        ('progress_context', ctypes.c_void_p),
+    ]
+
+
+_library_handle = None
+_library_lock = threading.Lock()
+# The library catches SIGINT and SIGTERM through process-wide state, and
+# signal dispositions are process-wide: one build at a time per process.
+_build_lock = threading.Lock()
+
+
+def _library_candidates():
+    here = os.path.dirname(os.path.realpath(__file__))
+    yield os.path.join(os.path.dirname(here), 'libbuildcustomop.so')
+    if not _INSTALLED_LIBDIR.startswith('@'):
+        yield os.path.join(_INSTALLED_LIBDIR, 'libbuildcustomop.so.0')
+    path = os.environ.get(LIBRARY_VARIABLE)
+    if path:
+        yield path
+
+
+def _declare(library):
+    void_p, c_int, size_t = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
+    out = ctypes.POINTER(ctypes.c_void_p)
+    request = ctypes.POINTER(_Request)
+    signatures = {
+        'bco_build': (c_int, [request, out, out]),
+        'bco_generate_wrapper': (c_int, [request, out, out]),
+        'bco_result_count': (size_t, [void_p]),
+        'bco_result_path': (ctypes.c_char_p, [void_p, size_t]),
+        'bco_result_free': (None, [void_p]),
+        'bco_error_kind': (c_int, [void_p]),
+        'bco_error_message': (ctypes.c_char_p, [void_p]),
+        'bco_error_schema_index': (c_int, [void_p]),
+        'bco_error_column': (c_int, [void_p]),
+        'bco_error_signal': (c_int, [void_p]),
+        'bco_error_free': (None, [void_p]),
+        'bco_free': (None, [void_p]),
+        'bco_version': (ctypes.c_char_p, []),
+    }
+    for name, (restype, argtypes) in signatures.items():
+        function = getattr(library, name)
+        function.restype = restype
+        function.argtypes = argtypes
+
+
+def _library():
+    """The loaded libbuildcustomop, loaded on first use."""
+    global _library_handle
+    with _library_lock:
+        if _library_handle is not None:
+            return _library_handle
+        problems = []
+        for path in _library_candidates():
+            if not os.path.exists(path):
+                problems.append(f'{path}: not found')
+                continue
+            try:
+                library = ctypes.CDLL(path)
+                _declare(library)
+            except (OSError, AttributeError) as error:
+                problems.append(f'{path}: {error}')
+                continue
+            _library_handle = library
+            return library
+        if not os.environ.get(LIBRARY_VARIABLE):
+            problems.append(f'{LIBRARY_VARIABLE} is not set')
+        raise BuildError(
+            'cannot load libbuildcustomop.so (' + '; '.join(problems) + '). '
+            "Run 'make' in the build-custom-op source tree, or set "
+            f'{LIBRARY_VARIABLE} to the path of libbuildcustomop.so.',
+            kind='tool')
+
+
+def library_path():
+    """The path of the libbuildcustomop in use (loading it if needed)."""
+    return _library()._name
+
+
+# --- turning arguments into a request -----------------------------------------
+
+def _list_of(value, what):
+    """A list argument; a lone string is a list of one."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return [value]
+    if value is None:
+        return []
+    try:
+        return list(value)
+    except TypeError:
+        raise TypeError(f'{what} must be a list, not {type(value).__name__}') from None
+
+
+def _encode(value, what):
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if isinstance(value, str):
+        value = os.fsencode(value)
+    elif not isinstance(value, bytes):
+        raise TypeError(f'{what} must be a str, bytes or path, not {type(value).__name__}')
+    if b'\0' in value:
+        raise ValueError(f'{what} contains a NUL character: {value!r}')
+    return value
+
+
+def _shell_words(entry, what):
+    """Splits an entry into words as a POSIX shell would, expanding nothing.
+    A path object is one word."""
+    if isinstance(entry, os.PathLike):
+        return [os.fspath(entry)]
+    if isinstance(entry, bytes):
+        entry = os.fsdecode(entry)
+    if not isinstance(entry, str):
+        raise TypeError(f'{what} must be a str, bytes or path, not {type(entry).__name__}')
+    try:
+        return shlex.split(entry, posix=True)
+    except ValueError as error:
+        raise BuildError(f'{what} {entry!r} cannot be split into words: '
+                         f'{str(error).lower()}', kind='input') from None
+
+
+def _split_cflags(cflags):
+    words = []
+    for i, entry in enumerate(_list_of(cflags, 'cflags')):
+        words.extend(_shell_words(entry, f'cflags entry {i + 1}'))
+    return words
+
+
+def _split_includes(includes):
+    words = []
+    pending = None  # an option waiting for its argument, maybe in the next entry
+    for i, entry in enumerate(_list_of(includes, 'includes')):
+        for word in _shell_words(entry, f'includes entry {i + 1}'):
+            if pending is not None:
+                words.append(pending + word)
+                pending = None
+            elif word in _INCLUDE_OPTIONS_WITH_ARGUMENT:
+                pending = word
+            else:
+                words.append(word)
+    if pending is not None:
+        raise BuildError(f'includes: {pending} at the end needs an argument', kind='input')
+    return words
+
+
+def _split_launcher(launcher):
+    if launcher is None:
+        text = os.environ.get('CUSTOM_OP_LAUNCHER')
+        # As the command splits it: at blanks.
+        return [word for word in re.split('[ \t]+', text) if word] if text else []
+    if isinstance(launcher, (str, bytes)):
+        return _shell_words(launcher, 'launcher')
+    return _list_of(launcher, 'launcher')
+
+
+class _Strings:
+    """Holds the encoded strings and arrays of a request while it is in use."""
+
+    def __init__(self):
+        self.keep = []
+
+    def string(self, value, what):
+        if value is None:
+            return None
+        encoded = _encode(value, what)
+        self.keep.append(encoded)
+        return encoded
+
+    def array(self, values, what, entries_may_be_none=False):
+        encoded = []
+        for i, value in enumerate(values):
+            if value is None and entries_may_be_none:
+                encoded.append(None)
+            else:
+                encoded.append(_encode(value, f'{what} entry {i + 1}'))
+        # Never NULL: an empty list given is still a list (a count of 0).
+        array = (ctypes.c_char_p * max(1, len(encoded)))(*encoded)
+        self.keep.append(array)
+        return ctypes.cast(array, _StringList), len(encoded)
+
+
+def _target_code(target):
+    if target in _TARGETS:
+        return _TARGETS[target]
+    raise BuildError(f"unknown target '{target}': use xtensa or host", kind='usage')
+
+
+def _jobs(jobs):
+    if jobs is None:
+        return 0
+    if isinstance(jobs, bool) or not isinstance(jobs, int):
+        raise TypeError(f'jobs must be an int, not {type(jobs).__name__}')
+    if jobs < 0:
+        raise BuildError('jobs must be at least 1 (0 means one per CPU)', kind='usage')
+    return min(jobs, 2**31 - 1)
+
+
+def _make_request(strings, *, name=None, functions=None, schemas=(), sources=(),
+                  build_dir=None, includes=(), cflags=(), launcher=(), target='xtensa',
+                  multicore=False, jobs=None, dry_run=False, verbose=False,
+                  keep_going=False, sdk=None, core=None, xtensa_system=None):
+    """A struct bco_request from word lists (nothing is split here)."""
+    request = _Request()
+    request.name = strings.string(name, 'name')
+    if functions is not None:
+        request.functions, request.function_count = strings.array(
+            functions, 'fn_names', entries_may_be_none=True)
+    request.schemas, request.schema_count = strings.array(schemas, 'schema')
+    request.sources, request.source_count = strings.array(sources, 'src_files')
+    request.build_dir = strings.string(build_dir, 'build_directory')
+    request.includes, request.include_count = strings.array(includes, 'includes')
+    request.cflags, request.cflag_count = strings.array(cflags, 'cflags')
+    request.launcher, request.launcher_count = strings.array(launcher, 'launcher')
+    request.target = _target_code(target)
+    request.multicore = 1 if multicore else 0
+    request.jobs = _jobs(jobs)
+    request.dry_run = 1 if dry_run else 0
+    request.verbose = 1 if verbose else 0
+    request.keep_going = 1 if keep_going else 0
+    request.sdk = strings.string(sdk, 'sdk')
+    request.core = strings.string(core, 'core')
+    request.xtensa_system = strings.string(xtensa_system, 'xtensa_system')
+    return request
+
+
+# --- progress ---------------------------------------------------------------
+
+def _text(raw):
+    return raw.decode('utf-8', 'replace') if raw is not None else ''
+
+
+def _with_newline(text):
+    return text if text.endswith('\n') or not text else text + '\n'
+
+
+class _Sink:
+    """Receives the library's progress lines during one call.  An exception
+    raised here (a closed stream, a KeyboardInterrupt between two steps) is
+    kept and raised again when the library returns, instead of being lost
+    inside the C callback."""
+
+    def __init__(self):
+        self.failures = []
+        self.warnings = []
+        self.exception = None
+
+    def __call__(self, context, kind, raw):
+        try:
+            self.receive(kind, _text(raw))
+        except BaseException as exception:  # re-raised after the call
+            if self.exception is None:
+                self.exception = exception
+
+    def receive(self, kind, text):
+        if kind == _MESSAGE_FAILURE:
+            self.failures.append(text)
+        elif kind == _MESSAGE_WARNING:
+            self.warnings.append(text)
+
+
+class _QuietSink(_Sink):
+    """compile(): quiet unless verbose; failures go into BuildError."""
+
+    def __init__(self, verbose, dry_run):
+        super().__init__()
+        self.verbose = verbose
+        self.dry_run = dry_run
+
+    def receive(self, kind, text):
+        super().receive(kind, text)
+        if kind == _MESSAGE_COMMAND and self.dry_run:
+            sys.stdout.write(text + '\n')
+        elif kind == _MESSAGE_OUTPUT or (self.verbose and kind in (_MESSAGE_STATUS,
+                                                                    _MESSAGE_COMMAND)):
+            sys.stderr.write(_with_newline(text))
+            sys.stderr.flush()
+
+
+class _Console(_Sink):
+    """python3 -m build_custom_op: progress as the command shows it."""
+
+    def __init__(self, dry_run):
+        super().__init__()
+        self.dry_run = dry_run
+        self.on_terminal = _isatty(sys.stderr)
+        self.color = self.on_terminal and not os.environ.get('NO_COLOR')
+        self.status_shown = False
+
+    def clear_status(self):
+        if self.status_shown:
+            sys.stderr.write('\r\033[K')
+            self.status_shown = False
+
+    def receive(self, kind, text):
+        super().receive(kind, text)
+        err = sys.stderr
+        if kind == _MESSAGE_STATUS:
+            if self.on_terminal:
+                self.clear_status()
+                err.write(text)
+                self.status_shown = True
+            else:
+                err.write(text + '\n')
+        elif kind == _MESSAGE_COMMAND:
+            if self.dry_run:
+                sys.stdout.write(text + '\n')
+                return
+            self.clear_status()
+            err.write(text + '\n')
+        elif kind == _MESSAGE_OUTPUT:
+            self.clear_status()
+            err.write(_with_newline(text))
+        elif kind == _MESSAGE_WARNING:
+            self.clear_status()
+            err.write(f'{PROGRAM}: warning: {text}\n')
+        elif kind == _MESSAGE_FAILURE:
+            self.clear_status()
+            if self.color and text.startswith('FAILED:'):
+                text = '\033[31mFAILED:\033[0m' + text[len('FAILED:'):]
+            err.write(_with_newline(text))
+        err.flush()
+
+
+def _isatty(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+# --- one call into the library ----------------------------------------------
+
+def _error_from(library, kind, error, sink):
+    """The BuildError for a failed call."""
+    if not error:
+        return BuildError('out of memory', kind='system')
+    message = _text(library.bco_error_message(error)).rstrip('\n')
+    kind_name = _ERROR_KINDS.get(kind, 'system')
+    if kind_name == 'step' and len(sink.failures) > 1:
+        # keep_going: the library's message is the first failure; add the rest.
+        message = '\n'.join(failure.rstrip('\n') for failure in sink.failures)
+    schema_index = library.bco_error_schema_index(error)
+    column = library.bco_error_column(error)
+    signal_number = library.bco_error_signal(error)
+    return BuildError(message, kind=kind_name,
+                      schema_index=schema_index if schema_index >= 0 else None,
+                      column=column if column > 0 else None,
+                      signal=signal_number or None)
+
+
+class _DeferredSignals:
+    """Holds back Python's handlers of SIGINT and SIGTERM during a call.
+
+    A Python signal handler runs at the next Python code, which during a
+    call may be the progress callback; an exception raised there (a
+    KeyboardInterrupt) would be printed and dropped by ctypes.  So while the
+    library runs (outside its steps, where its own handlers take over), a
+    Python handler is replaced by one that notes the signal, and after the
+    call the noted signals are raised again for the original handlers."""
+
+    def __init__(self):
+        self.saved = {}
+        self.noted = []
+
+    def __enter__(self):
+        # Python handlers can only be changed, and only run, in the main thread.
+        if threading.current_thread() is threading.main_thread():
+            for number in (signal.SIGINT, signal.SIGTERM):
+                handler = signal.getsignal(number)
+                if callable(handler):
+                    self.saved[number] = handler
+                    signal.signal(number, self.note)
+        return self
+
+    def note(self, number, frame):
+        if number not in self.noted:
+            self.noted.append(number)
+
+    def __exit__(self, *exception):
+        for number, handler in self.saved.items():
+            signal.signal(number, handler)
+
+    def deliver(self):
+        """Raises the noted signals again; their handlers run now."""
+        for number in self.noted:
+            signal.raise_signal(number)
+
+
+def _call(function_name, request_arguments, sink):
+    """Runs bco_build or bco_generate_wrapper.  Returns the list of
+    artifacts or the wrapper text; raises BuildError."""
+    library = _library()
+    strings = _Strings()
+    request = _make_request(strings, **request_arguments)
+    progress = _ProgressFunction(sink)  # referenced until the call returns
+    request.progress = progress
+    output = ctypes.c_void_p()
+    error = ctypes.c_void_p()
+    failure = None
+    value = None
+    with _build_lock, _DeferredSignals() as deferred:
+        try:
+            kind = getattr(library, function_name)(ctypes.byref(request), ctypes.byref(output),
+                                                   ctypes.byref(error))
+            if kind != 0:
+                failure = _error_from(library, kind, error, sink)
+            elif function_name == 'bco_build':
+                value = [os.fsdecode(library.bco_result_path(output, i))
+                         for i in range(library.bco_result_count(output))]
+            else:
+                value = ctypes.string_at(output.value).decode('utf-8', 'replace')
+        finally:
+            if function_name == 'bco_build':
+                library.bco_result_free(output)
+            else:
+                library.bco_free(output)
+            library.bco_error_free(error)
+    del progress
+    deferred.deliver()
+    if sink.exception is not None:
+        raise sink.exception
+    if failure is not None:
+        raise failure
+    return value
+
+
+def _deliver_interrupt(error):
+    """After the library stopped a build for a signal (its handler had taken
+    the signal's place while the steps ran): act as the caller's own
+    disposition of that signal would have."""
+    number = error.signal or signal.SIGINT
+    handler = signal.getsignal(number)
+    if number == signal.SIGINT and handler is signal.default_int_handler:
+        raise KeyboardInterrupt
+    if handler == signal.SIG_DFL or callable(handler):
+        # SIG_DFL ends the process as the signal would have; a Python
+        # handler runs now, and what it raises propagates.
+        signal.raise_signal(number)
+    raise error
+
+
+# --- the public face ----------------------------------------------------------
+
+def compile(name, fn_names, src_files, schema, build_directory,
+            includes=[], cflags=[], multicore=False, verbose=False,
+            *, jobs=None, target='xtensa', launcher=None, dry_run=False,
+            keep_going=False, sdk=None, core=None, xtensa_system=None):
+    """Builds the custom-op library NAME and returns the list of its paths.
+
+    name: the library name (an extension is dropped).  fn_names: the kernel
+    function of each op, in the order of schema (None takes the op name in
+    the schema).  src_files: the kernel sources.  schema: one PyTorch schema
+    per op, e.g. 'my_ops::relu(Tensor x) -> Tensor'.  build_directory: where
+    everything is written.  includes and cflags: each entry is split into
+    words as a POSIX shell would (nothing is expanded or executed); an
+    include word that is not an option becomes -IDIR.  multicore: link
+    eight libraries, one per GPSIMD core.  verbose: print the status and
+    each command on stderr, as build-custom-op -v does.
+
+    Returns [build_directory/NAME.packed.so], or NAME_cpu0 .. NAME_cpu7 with
+    multicore; the linked NAME.so when '-g' is one of the cflags words, or
+    for the host target.
+
+    Keyword-only: jobs (parallel steps; None: one per CPU), target
+    ('xtensa' or 'host'), launcher (a command put before each compile, as
+    a string or a list of words; None: $CUSTOM_OP_LAUNCHER), dry_run (print
+    the commands on stdout and run none), keep_going, sdk, core,
+    xtensa_system (as the command's options).
+
+    Raises BuildError on any failure.  A SIGINT or SIGTERM while the steps
+    run stops them and deletes their partial outputs; then the signal means
+    what the program made it mean: KeyboardInterrupt for SIGINT with
+    Python's default handler, the end of the process for SIGTERM with its
+    default disposition, a call of a Python handler, or else BuildError of
+    kind 'interrupted'.
+    """
+    arguments = dict(
+        name=name,
+        functions=None if fn_names is None else _list_of(fn_names, 'fn_names'),
+        schemas=_list_of(schema, 'schema'),
+        sources=_list_of(src_files, 'src_files'),
+        build_dir=build_directory,
+        includes=_split_includes(includes),
+        cflags=_split_cflags(cflags),
+        launcher=_split_launcher(launcher),
+        target=target, multicore=multicore, jobs=jobs, dry_run=dry_run, verbose=verbose,
+        keep_going=keep_going, sdk=sdk, core=core, xtensa_system=xtensa_system)
+    sink = _QuietSink(bool(verbose), bool(dry_run))
+    try:
+        return _call('bco_build', arguments, sink)
+    except BuildError as error:
+        if error.kind != 'interrupted':
+            raise
+        interrupted = error
+    finally:
+        for text in sink.warnings:
+            warnings.warn(text, BuildWarning, stacklevel=2)
+    # Outside the except clause: what this raises is not "during handling".
+    _deliver_interrupt(interrupted)
+
+
+def generate_wrapper(schema, fn_names=None, *, target='xtensa'):
+    """Returns the wrapper.cpp text for the ops (needs no toolchain)."""
+    arguments = dict(functions=None if fn_names is None else _list_of(fn_names, 'fn_names'),
+                     schemas=_list_of(schema, 'schema'), target=target)
+    sink = _Sink()
+    try:
+        return _call('bco_generate_wrapper', arguments, sink)
+    finally:
+        for text in sink.warnings:
+            warnings.warn(text, BuildWarning, stacklevel=2)
+
+
+# --- python3 -m build_custom_op -------------------------------------------------
+
+_USAGE = """\
+Usage: python3 -m build_custom_op [OPTIONS] --name NAME --op [FN=]SCHEMA... SOURCE...
+       python3 -m build_custom_op --emit-wrapper FILE --op [FN=]SCHEMA...
+
+The build-custom-op command, from Python: the same options, output and exit
+status (see build-custom-op --help and build-custom-op(1)).
+
+Ops:
+      --op [FN=]SCHEMA     an op, e.g. 'my_ops::relu(Tensor x) -> Tensor';
+                           FN is the kernel function (default: the op name)
+      --name NAME          the library name (an extension is dropped)
+
+Build:
+  -B, --build-dir DIR      where everything is written (default: build)
+  -I DIR                   add an include directory ('-...' passes as is)
+  -D NAME[=VALUE]          define a macro
+      --cflag FLAG         pass FLAG to every compile; -g keeps the libraries
+                           unpacked
+      --multicore          link eight libraries, one per GPSIMD core
+      --target T           xtensa (default) or host
+  -j N                     run N steps at once (default: the number of CPUs)
+  -k, --keep-going         after a failure, go on with steps that do not need it
+  -n, --dry-run            print the commands, shell-quoted, and run none
+  -v, --verbose            print each command as it runs
+      --launcher CMD       put CMD before each compile (default:
+                           $CUSTOM_OP_LAUNCHER)
+      --emit-wrapper FILE  only write wrapper.cpp to FILE ('-' for stdout)
+
+Toolchain:
+      --sdk DIR            the custom-op SDK (default: $NEURON_CUSTOM_OP)
+      --core NAME          the Xtensa core (default: $Q7_CORE or ncore2gp)
+      --xtensa-system DIR  the core's config (default: $Q7_TOOLS)
+
+  -h, --help               show this help
+      --version            show the version
+
+Exit status: 0 built, 1 input or build error, 2 usage error,
+130 or 143 interrupted.
+"""
+
+_LONG_OPTIONS = ['name=', 'op=', 'build-dir=', 'cflag=', 'multicore', 'keep-going', 'dry-run',
+                 'verbose', 'emit-wrapper=', 'target=', 'sdk=', 'core=', 'xtensa-system=',
+                 'launcher=', 'help', 'version']
+
+EXIT_BUILD_ERROR = 1
+EXIT_USAGE = 2
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _usage_message(error):
+    """The command's wording for a getopt error."""
+    dashes = '-' if len(error.opt) == 1 else '--'
+    option = dashes + error.opt
+    if 'not recognized' in error.msg:
+        return f"unrecognized option '{option}'"
+    if 'requires argument' in error.msg:
+        return f"option '{option}' needs an argument"
+    if 'must not have an argument' in error.msg:
+        return f"option '{option}' doesn't allow an argument"
+    if 'not a unique prefix' in error.msg:
+        return f"option '{option}' is ambiguous"
+    return error.msg
+
+
+def _split_op(argument):
+    """FN=SCHEMA when an '=' comes before the schema's '::'."""
+    equals = argument.find('=')
+    colons = argument.find('::')
+    if equals >= 0 and (colons < 0 or equals < colons):
+        return argument[:equals], argument[equals + 1:]
+    return None, argument
+
+
+def _parse_jobs(text):
+    # As strtol: leading blanks and a sign are allowed, nothing after the digits.
+    if not re.fullmatch(r'\s*[+-]?[0-9]+', text) or not 1 <= int(text) <= 2**31 - 1:
+        raise _UsageError(f"-j needs a positive number of jobs, not '{text}'")
+    return int(text)
+
+
+def _parse_command_line(argv):
+    options, sources = getopt.gnu_getopt(argv, 'B:I:D:j:knvh', _LONG_OPTIONS)
+    settings = dict(name=None, functions=[], schemas=[], sources=sources, build_dir=None,
+                    includes=[], cflags=[], launcher=None, target='xtensa', multicore=False,
+                    jobs=None, dry_run=False, verbose=False, keep_going=False, sdk=None,
+                    core=None, xtensa_system=None)
+    action = None
+    emit_wrapper = None
+    for option, value in options:
+        if option == '--name':
+            settings['name'] = value
+        elif option == '--op':
+            function, schema = _split_op(value)
+            settings['functions'].append(function)
+            settings['schemas'].append(schema)
+        elif option in ('-B', '--build-dir'):
+            settings['build_dir'] = value
+        elif option == '-I':
+            settings['includes'].append(value)
+        elif option == '-D':
+            settings['cflags'].append('-D' + value)
+        elif option == '--cflag':
+            settings['cflags'].append(value)
+        elif option == '--multicore':
+            settings['multicore'] = True
+        elif option == '-j':
+            settings['jobs'] = _parse_jobs(value)
+        elif option in ('-k', '--keep-going'):
+            settings['keep_going'] = True
+        elif option in ('-n', '--dry-run'):
+            settings['dry_run'] = True
+        elif option in ('-v', '--verbose'):
+            settings['verbose'] = True
+        elif option == '--emit-wrapper':
+            emit_wrapper = value
+        elif option == '--target':
+            if value not in _TARGETS:
+                raise _UsageError(f"unknown target '{value}': use xtensa or host")
+            settings['target'] = value
+        elif option in ('--sdk', '--core', '--xtensa-system'):
+            settings[option[2:].replace('-', '_')] = value
+        elif option == '--launcher':
+            settings['launcher'] = value
+        elif option in ('-h', '--help', '--version'):
+            action = action or option
+    return settings, emit_wrapper, action
+
+
+def _write_wrapper(path, text):
+    if path == '-':
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    directory = os.path.dirname(path) or '.'
+    temporary = None
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix='.wrapper.', dir=directory)
+        with os.fdopen(descriptor, 'w', encoding='utf-8') as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except OSError as error:
+        if temporary and os.path.exists(temporary):
+            os.unlink(temporary)
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        sys.stderr.write(f'{PROGRAM}: cannot write {path}: {reason}\n')
+        return EXIT_BUILD_ERROR
+    return 0
+
+
+def _exit_code(error):
+    if error.kind == 'usage':
+        return EXIT_USAGE
+    if error.kind == 'interrupted':
+        return 128 + (error.signal or signal.SIGINT)
+    return EXIT_BUILD_ERROR
+
+
+def _run_command(argv):
+    try:
+        settings, emit_wrapper, action = _parse_command_line(argv)
+    except getopt.GetoptError as error:
+        raise _UsageError(_usage_message(error)) from None
+    if action in ('-h', '--help'):
+        sys.stdout.write(_USAGE)
+        return 0
+    if action == '--version':
+        version = _text(_library().bco_version())
+        sys.stdout.write(f'{PROGRAM} {version}\n'
+                         f'compatible with build_custom_op.py {__version__} '
+                         f"(ulib_to_ucode_version {versions['ulib_to_ucode_version']}, "
+                         f"ulib_to_isa_version {versions['ulib_to_isa_version']})\n")
+        return 0
+    if not settings['schemas']:
+        raise _UsageError("no ops: give at least one --op, such as "
+                          "--op 'my_ops::relu(Tensor x) -> Tensor'")
+    console = _Console(settings['dry_run'])
+    try:
+        if emit_wrapper is not None:
+            if settings['sources']:
+                raise _UsageError(f"--emit-wrapper takes no SOURCE, but "
+                                  f"'{settings['sources'][0]}' was given")
+            text = _call('bco_generate_wrapper', dict(functions=settings['functions'],
+                                                      schemas=settings['schemas'],
+                                                      target=settings['target']), console)
+            return _write_wrapper(emit_wrapper, text)
+        if settings['name'] is None:
+            raise _UsageError('no library name: give --name NAME')
+        if not settings['sources']:
+            raise _UsageError("no SOURCE: give the kernel's C++ files")
+        launcher = settings['launcher']
+        if launcher is None:
+            launcher = os.environ.get('CUSTOM_OP_LAUNCHER')
+        settings['launcher'] = [word for word in re.split('[ \t]+', launcher or '') if word]
+        try:
+            paths = _call('bco_build', settings, console)
+        finally:
+            console.clear_status()
+        if not settings['dry_run']:
+            for path in paths:
+                sys.stdout.write(path + '\n')
+        return 0
+    except BuildError as error:
+        console.clear_status()
+        if error.kind == 'step':
+            sys.stderr.write(f'{PROGRAM}: build stopped: a step failed\n')
+        else:
+            sys.stderr.write(f'{PROGRAM}: {error.message}\n')
+        if error.kind == 'usage':
+            sys.stderr.write(f"Try '{PROGRAM} --help' for more information.\n")
+        return _exit_code(error)
+
+
+def main(argv=None):
+    """The command line: build-custom-op's options; returns the exit status."""
+    if argv is None:
+        argv = sys.argv[1:]
+    try:
+        status = _run_command(argv)
+        sys.stdout.flush()
+        return status
+    except _UsageError as error:
+        sys.stderr.write(f"{PROGRAM}: {error}\nTry '{PROGRAM} --help' for more information.\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write(f'{PROGRAM}: interrupted by SIGINT\n')
+        return 128 + signal.SIGINT
+    except BrokenPipeError:
+        # The reader went away: stop quietly, as the command does, and keep
+        # Python from failing again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 128 + signal.SIGPIPE
+
+
+if __name__ == '__main__':
+    sys.exit(main())

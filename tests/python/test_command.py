@@ -1,0 +1,250 @@
+"""test_command.py - python3 -m build_custom_op against the build-custom-op
+binary: the same arguments give the same stdout, stderr, exit status and
+tool calls.  Also the library lookup and make install-python."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # noqa: E402
+from test_compile import RELU, AXPY, wait_for_line  # noqa: E402
+
+BINARY = os.path.join(tap.TOP, 'build-custom-op')
+PYTHON_DIR = os.path.join(tap.TOP, 'python')
+
+
+def module_command():
+    return [sys.executable, '-m', 'build_custom_op']
+
+
+def python_environment(**changes):
+    environment = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    environment.update(changes)
+    return environment
+
+
+class CommandTest(tap.FakeToolchainTest):
+
+    def setUp(self):
+        super().setUp()
+        for face in ('binary', 'module'):
+            os.makedirs(os.path.join(face, 'src'))
+            for source in ('relu.cpp', 'axpy.cpp'):
+                shutil.copy(os.path.join('src', source), os.path.join(face, 'src', source))
+
+    def run_face(self, face, arguments, environment):
+        directory = os.path.join(self.work, face)
+        environment = dict(environment, FAKE_LOG=os.path.join(directory, 'log'))
+        command = [BINARY] if face == 'binary' else module_command()
+        done = subprocess.run(command + arguments, cwd=directory, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=python_environment(**environment))
+        log = os.path.join(directory, 'log')
+        calls = self.read(log).replace(directory, 'DIR') if os.path.exists(log) else ''
+        return (done.returncode, done.stdout.decode(), done.stderr.decode(), calls)
+
+    def same(self, arguments, status, **environment):
+        """Runs both faces; they must agree, and exit with status."""
+        environment = dict(os.environ, **environment)
+        binary = self.run_face('binary', arguments, environment)
+        module = self.run_face('module', arguments, environment)
+        self.assertEqual(module, binary)
+        self.assertEqual(binary[0], status, binary[2])
+        return binary
+
+    def test_a_build(self):
+        out = self.same(['-j', '1', '--name', 'relu', '--op', RELU, '--op',
+                         'axpy=' + AXPY, 'src/relu.cpp', 'src/axpy.cpp'], 0)[1]
+        self.assertEqual(out, 'build/relu.packed.so\n')
+        self.assertEqual(self.read('module/build/wrapper.cpp'),
+                         self.read('binary/build/wrapper.cpp'))
+
+    def test_a_multicore_build(self):
+        self.same(['-j1', '--multicore', '-B', 'out', '--name', 'relu', '--op', RELU,
+                   'src/relu.cpp'], 0)
+
+    def test_flags_in_order(self):
+        self.same(['-j1', '-I', 'inc', '-I', '-isystem/opt/x', '--cflag', '-O3', '-D',
+                   'STACK_SIZE=8192', '--cflag=-g', '--name', 'relu', '--op', RELU,
+                   'src/relu.cpp'], 0)
+
+    def test_options_after_the_sources(self):
+        self.same(['src/relu.cpp', '--name', 'relu', '-j1', '--op', RELU], 0)
+
+    def test_verbose(self):
+        self.same(['-v', '-j1', '--name', 'relu', '--op', RELU, 'src/relu.cpp'], 0)
+
+    def test_dry_run(self):
+        out = self.same(['-n', '--name', 'relu', '--op', RELU, 'src/relu.cpp'], 0)[1]
+        self.assertEqual(len(out.splitlines()), 4)
+
+    def test_keep_going(self):
+        self.same(['-k', '-j1', '--name', 'relu', '--op', RELU, 'src/relu.cpp',
+                   'src/axpy.cpp'], 1, FAKE_FAIL='relu.o')
+
+    def test_a_launcher(self):
+        self.same(['-j1', '--launcher', 'fake-launcher  -x', '--name', 'relu', '--op', RELU,
+                   'src/relu.cpp'], 0)
+        self.same(['-j1', '-B', 'b2', '--name', 'relu', '--op', RELU, 'src/relu.cpp'], 0,
+                  CUSTOM_OP_LAUNCHER='fake-launcher')
+
+    def test_a_failed_step(self):
+        err = self.same(['-j1', '--name', 'lib', '--op', RELU, 'src/relu.cpp', 'src/axpy.cpp'],
+                        1, FAKE_FAIL='axpy.o')[2]
+        self.assertEqual(err.splitlines()[-1], 'build-custom-op: build stopped: a step failed')
+
+    def test_an_undefined_kernel(self):
+        self.same(['-j1', '--name', 'lib', '--op', RELU, 'src/relu.cpp'], 1,
+                  FAKE_UNDEFINED='relu')
+
+    def test_a_bad_schema(self):
+        self.same(['--name', 'relu', '--op', 'my_ops::relu(Tensor[] x) -> Tensor',
+                   'src/relu.cpp'], 1)
+
+    def test_a_bad_function_name(self):
+        self.same(['--emit-wrapper', '-', '--op', '1bad=' + RELU], 1)
+
+    def test_a_missing_source(self):
+        self.same(['--name', 'relu', '--op', RELU, 'src/nothere.cpp'], 1)
+
+    def test_a_missing_tool(self):
+        self.same(['--name', 'relu', '--op', RELU, 'src/relu.cpp'], 1, PATH='/usr/bin:/bin')
+
+    def test_a_missing_sdk(self):
+        self.same(['--sdk', '/nowhere', '--name', 'relu', '--op', RELU, 'src/relu.cpp'], 1)
+
+    def test_the_wrapper(self):
+        self.same(['--emit-wrapper', '-', '--op', RELU, '--op', 'axpy=' + AXPY], 0)
+        self.same(['--emit-wrapper', 'w.cpp', '--op', RELU], 0)
+        self.assertEqual(self.read('module/w.cpp'), self.read('binary/w.cpp'))
+        self.same(['--target', 'host', '--emit-wrapper', '-', '--op', RELU], 0)
+
+    def test_usage_errors(self):
+        for arguments in (['--name', 'relu', 'src/relu.cpp'],
+                          ['--op', RELU, 'src/relu.cpp'],
+                          ['--name', 'relu', '--op', RELU],
+                          ['--emit-wrapper', '-', '--op', RELU, 'src/relu.cpp'],
+                          ['--foo', '--op', RELU],
+                          ['-x', '--op', RELU],
+                          ['--op', RELU, '--name'],
+                          ['-j', 'x', '--op', RELU],
+                          ['-j', '0', '--op', RELU],
+                          ['--target', 'arm', '--op', RELU]):
+            with self.subTest(arguments=arguments):
+                self.same(arguments, 2)
+
+    def test_the_version(self):
+        self.same(['--version'], 0)
+
+    def test_help(self):
+        done = subprocess.run(module_command() + ['--help'], stdout=subprocess.PIPE,
+                              env=python_environment())
+        self.assertEqual(done.returncode, 0)
+        self.assertEqual(done.stdout.decode().splitlines()[0],
+                         'Usage: python3 -m build_custom_op [OPTIONS] --name NAME '
+                         '--op [FN=]SCHEMA... SOURCE...')
+
+    def test_interrupts_exit_as_the_command_does(self):
+        stamps = os.path.join(self.work, 'stamps')
+        for number, status in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+            with self.subTest(signal=number):
+                shutil.rmtree('build', ignore_errors=True)
+                if os.path.exists(stamps):
+                    os.remove(stamps)
+                child = subprocess.Popen(
+                    module_command() + ['-j2', '--name', 'lib', '--op', RELU, 'src/relu.cpp',
+                                        'src/axpy.cpp'],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    env=python_environment(FAKE_HANG='relu.o', FAKE_STAMPS=stamps))
+                wait_for_line(stamps, 'hang relu.o')
+                child.send_signal(number)
+                out, err = child.communicate()
+                self.assertEqual((child.returncode, out.decode(), err.decode().splitlines()[-1]),
+                                 (status, '', 'build-custom-op: interrupted by '
+                                  + signal.Signals(number).name))
+                self.assertFalse(os.path.exists('build/relu.o'))
+
+
+class LibraryLookupTest(unittest.TestCase):
+
+    def setUp(self):
+        self.work = os.path.realpath(tempfile.mkdtemp(prefix='bco-python-test.'))
+        self.addCleanup(shutil.rmtree, self.work, True)
+
+    def copy_module(self):
+        directory = os.path.join(self.work, 'lib', 'python')
+        os.makedirs(directory)
+        shutil.copy(os.path.join(PYTHON_DIR, 'build_custom_op.py'), directory)
+        return directory
+
+    def test_a_missing_library_says_how_to_get_one(self):
+        directory = self.copy_module()
+        environment = dict(os.environ, PYTHONPATH=directory)
+        environment.pop('BUILD_CUSTOM_OP_LIBRARY', None)
+        code = ('import build_custom_op\n'
+                'try:\n'
+                '    build_custom_op.generate_wrapper(["a::b(Tensor x) -> Tensor"])\n'
+                'except build_custom_op.BuildError as error:\n'
+                '    print(error.kind); print(error)\n')
+        done = subprocess.run([sys.executable, '-c', code], stdout=subprocess.PIPE,
+                              env=environment, cwd=self.work)
+        self.assertEqual(done.stdout.decode(),
+                         'tool\ncannot load libbuildcustomop.so '
+                         f'({self.work}/lib/libbuildcustomop.so: not found; '
+                         'BUILD_CUSTOM_OP_LIBRARY is not set). '
+                         "Run 'make' in the build-custom-op source tree, or set "
+                         'BUILD_CUSTOM_OP_LIBRARY to the path of libbuildcustomop.so.\n')
+
+    def test_the_environment_variable_is_the_last_place(self):
+        directory = self.copy_module()
+        library = os.path.join(tap.TOP, 'libbuildcustomop.so')
+        environment = dict(os.environ, PYTHONPATH=directory, BUILD_CUSTOM_OP_LIBRARY=library)
+        code = 'import build_custom_op; print(build_custom_op.library_path())'
+        done = subprocess.run([sys.executable, '-c', code], stdout=subprocess.PIPE,
+                              env=environment, cwd=self.work)
+        self.assertEqual(done.stdout.decode(), library + '\n')
+        # A library next to the module (as in the source tree) comes first.
+        shutil.copy(library, os.path.join(self.work, 'lib', 'libbuildcustomop.so'))
+        done = subprocess.run([sys.executable, '-c', code], stdout=subprocess.PIPE,
+                              env=environment, cwd=self.work)
+        self.assertEqual(done.stdout.decode(), f'{self.work}/lib/libbuildcustomop.so\n')
+
+    def test_make_install_python_records_the_prefix(self):
+        prefix = os.path.join(self.work, 'prefix')
+        done = subprocess.run(['make', '-s', '-C', tap.TOP, 'install-python', 'PREFIX=' + prefix,
+                               'DESTDIR='], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.assertEqual((done.returncode, done.stdout.decode()), (0, ''))
+        directory = os.path.join(prefix, 'lib', 'python3', 'dist-packages')
+        self.assertEqual(os.listdir(directory), ['build_custom_op.py'])
+        # As make install places the library.
+        shutil.copy(os.path.join(tap.TOP, 'libbuildcustomop.so'),
+                    os.path.join(prefix, 'lib', 'libbuildcustomop.so.0'))
+        environment = dict(os.environ, PYTHONPATH=directory)
+        environment.pop('BUILD_CUSTOM_OP_LIBRARY', None)
+        code = 'import build_custom_op; print(build_custom_op.library_path())'
+        done = subprocess.run([sys.executable, '-c', code], stdout=subprocess.PIPE,
+                              env=environment, cwd=self.work)
+        self.assertEqual(done.stdout.decode(), f'{prefix}/lib/libbuildcustomop.so.0\n')
+        done = subprocess.run([sys.executable, '-m', 'build_custom_op', '--emit-wrapper', '-',
+                               '--op', RELU], stdout=subprocess.PIPE, env=environment,
+                              cwd=self.work)
+        self.assertEqual(done.returncode, 0)
+        self.assertTrue(done.stdout.decode().startswith('// WARNING: AUTO GENERATED DO NOT EDIT\n'))
+
+    def test_install_honours_destdir_and_pythondir(self):
+        destination = os.path.join(self.work, 'stage')
+        done = subprocess.run(['make', '-s', '-C', tap.TOP, 'install-python', 'PREFIX=/usr',
+                               'DESTDIR=' + destination, 'PYTHONDIR=/opt/py'],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.assertEqual((done.returncode, done.stdout.decode()), (0, ''))
+        with open(os.path.join(destination, 'opt/py/build_custom_op.py')) as stream:
+            lines = [line for line in stream if line.startswith('_INSTALLED_LIBDIR')]
+        self.assertEqual(lines, ["_INSTALLED_LIBDIR = '/usr/lib'\n"])
+
+
+if __name__ == '__main__':
+    tap.main()
