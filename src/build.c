@@ -203,7 +203,7 @@ static int take_lock(struct call *call, const char *build_dir)
 			reported = 1;
 		}
 		/* Polling, because a blocking flock is restarted after our handler. */
-		struct timespec pause = { 0, 50 * 1000 * 1000 };
+		struct timespec pause = { 0, 50L * 1000 * 1000 };
 		nanosleep(&pause, NULL);
 	}
 }

@@ -122,14 +122,22 @@ static int compare_loaded(const void *a, const void *b)
 
 void buildlog_load(struct arena *arena, const char *path, struct buildlog *log)
 {
+	char *text = NULL;
+	size_t length = 0;
+	/* A log that cannot be read is an empty one: everything rebuilds. */
+	if (fs_read_file(arena, path, &text, &length) != 0) {
+		text = NULL;
+		length = 0;
+	}
+	buildlog_parse(arena, text, length, log);
+}
+
+void buildlog_parse(struct arena *arena, const char *text, size_t length, struct buildlog *log)
+{
 	log->arena = arena;
 	log->entries = NULL;
 	log->length = 0;
 	log->capacity = 0;
-	char *text;
-	size_t length;
-	if (fs_read_file(arena, path, &text, &length) != 0)
-		return;
 	size_t header_length = strlen(BUILDLOG_HEADER);
 	if (length < header_length || memcmp(text, BUILDLOG_HEADER, header_length) != 0)
 		return;

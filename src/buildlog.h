@@ -31,6 +31,8 @@ uint64_t buildlog_hash_command(char *const *argv, const char *const *extra, size
 /* Loads the log at path.  A missing, corrupt or truncated log loads as empty
  * (or as its intact entries) and never fails. */
 void buildlog_load(struct arena *arena, const char *path, struct buildlog *log);
+/* Parses the text of a log (length bytes, may contain anything) into *log, as buildlog_load. */
+void buildlog_parse(struct arena *arena, const char *text, size_t length, struct buildlog *log);
 /* The recorded hash for output in *hash; returns 1 when found, else 0. */
 int buildlog_lookup(const struct buildlog *log, const char *output, uint64_t *hash);
 /* Records (or replaces) the hash for output. */

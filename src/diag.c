@@ -38,12 +38,13 @@ bco_error *diag_export(const struct diag *diag)
 	const char *message = diag->message ? diag->message : "unknown error";
 	if (!error)
 		return NULL;
-	error->message = malloc(strlen(message) + 1);
+	size_t size = strlen(message) + 1;
+	error->message = malloc(size);
 	if (!error->message) {
 		free(error);
 		return NULL;
 	}
-	strcpy(error->message, message);
+	memcpy(error->message, message, size);
 	error->kind = diag->kind;
 	error->schema_index = diag->schema_index;
 	error->column = diag->column;

@@ -50,7 +50,8 @@ static int step_is_up_to_date(struct arena *arena, const struct plan *plan, size
 	for (size_t i = 0; i < step->dependency_count; i++)
 		if (plan->steps[step->dependencies[i]].state != STEP_UP_TO_DATE)
 			return 0;
-	struct timespec oldest;
+	/* Zero: a step without outputs would be older than any input, so it runs. */
+	struct timespec oldest = {0, 0};
 	if (oldest_output(step, &oldest) != 0)
 		return 0;
 	for (size_t i = 0; i < step->output_count; i++) {

@@ -29,6 +29,16 @@ static const char *const runtime_names[] = {
 	"get_func_cnt", "get_func_name", "get_func_ptr", "switched_stack", "switchBack",
 	"switch_stack_or_call_wrapper", "get_dst_tensor",
 };
+
+/* Names that wrapper.cpp sees through neuron/wrapper_api.h as types,
+ * namespaces or macros: a function of that name would not compile.  Names
+ * ending in _t are all reserved (POSIX), and checked apart. */
+static const char *const header_names[] = {
+	"wrapper_fn", "at", "c10", "std", "torch", "NULL", "EOF", "STACK_SIZE", "MAX_STACK_SIZE",
+	"assert", "errno", "offsetof", "va_list", "FILE", "stdin", "stdout", "stderr",
+	"INT8_MAX", "INT16_MAX", "INT32_MAX", "INT64_MAX", "UINT8_MAX", "UINT16_MAX",
+	"UINT32_MAX", "UINT64_MAX", "SIZE_MAX",
+};
 static const char runtime_prefix[] = "customop_";
 
 int is_keyword(const char *name)
@@ -45,6 +55,18 @@ static int is_runtime_name(const char *name)
 		return 1;
 	for (size_t i = 0; i < sizeof runtime_names / sizeof runtime_names[0]; i++)
 		if (strcmp(name, runtime_names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Returns 1 when name is a type, namespace or macro of the headers. */
+static int is_header_name(const char *name)
+{
+	size_t length = strlen(name);
+	if (length > 2 && strcmp(name + length - 2, "_t") == 0)
+		return 1;
+	for (size_t i = 0; i < sizeof header_names / sizeof header_names[0]; i++)
+		if (strcmp(name, header_names[i]) == 0)
 			return 1;
 	return 0;
 }
@@ -120,6 +142,11 @@ static int check_function_name(const char *name, size_t index, struct diag *diag
 		return diag_fail(diag, BCO_ERROR_INPUT,
 		                 "op %zu: function name '%s' is reserved for the C++ implementation "
 		                 "(it begins with '__' or '_' and a capital); choose another name",
+		                 index + 1, name);
+	if (is_header_name(name))
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "op %zu: function name '%s' is a type, namespace or macro of the SDK "
+		                 "headers (or ends in '_t', which POSIX reserves); choose another name",
 		                 index + 1, name);
 	if (strstr(name, "__"))
 		return diag_fail(diag, BCO_ERROR_INPUT,

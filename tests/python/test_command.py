@@ -215,8 +215,9 @@ class LibraryLookupTest(unittest.TestCase):
 
     def test_make_install_python_records_the_prefix(self):
         prefix = os.path.join(self.work, 'prefix')
-        done = subprocess.run(['make', '-s', '-C', tap.TOP, 'install-python', 'PREFIX=' + prefix,
-                               'DESTDIR='], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        done = subprocess.run(['make', '-s', '--no-print-directory', '-C', tap.TOP, 'install-python',
+                               'PREFIX=' + prefix, 'DESTDIR='],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.assertEqual((done.returncode, done.stdout.decode()), (0, ''))
         directory = os.path.join(prefix, 'lib', 'python3', 'dist-packages')
         self.assertEqual(os.listdir(directory), ['build_custom_op.py'])

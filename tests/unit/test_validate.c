@@ -75,6 +75,16 @@ static void names(void)
 	CHECK_STR(one("re__lu", "a::b() -> Tensor"),
 	          "error 0: op 1: function name 're__lu' contains '__', which C++ reserves; choose another "
 	          "name", "a double underscore");
+	const char *header[] = { "wrapper_fn", "at", "std", "torch", "c10", "uint32_t", "STACK_SIZE",
+	                         "NULL", "assert", "my_type_t" };
+	for (size_t i = 0; i < sizeof header / sizeof header[0]; i++)
+		CHECK_STR(one(header[i], "a::b() -> Tensor"),
+		          arena_printf(&arena, "error 0: op 1: function name '%s' is a type, namespace or "
+		                       "macro of the SDK headers (or ends in '_t', which POSIX reserves); "
+		                       "choose another name", header[i]),
+		          arena_printf(&arena, "the header name %s is refused", header[i]));
+	CHECK_STR(one("t", "a::b() -> Tensor"), "ok 1 t", "a one-letter name is fine");
+	CHECK_STR(one("_t", "a::b() -> Tensor"), "ok 1 _t", "'_t' alone is not a _t suffix");
 	const char *runtime[] = { "get_func_cnt", "get_func_name", "get_func_ptr", "switched_stack",
 	                          "switchBack", "switch_stack_or_call_wrapper", "get_dst_tensor",
 	                          "customop_setup", "customop_anything" };

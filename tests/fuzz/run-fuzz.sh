@@ -1,0 +1,44 @@
+#!/bin/sh
+# run-fuzz.sh SECONDS TIMEOUT RSS_MB HARNESS... - runs each harness
+# obj/fuzz/fuzz_HARNESS for SECONDS on a scratch copy of its seed corpus
+# tests/fuzz/corpus/HARNESS (so new inputs never land in the repository).
+# A crash, leak, timeout or memory blow-up keeps the input in
+# fuzz-artifacts/, prints it in hex, and fails the run once every harness
+# has had its turn.
+seconds=$1 timeout=$2 rss=$3
+shift 3
+artifacts=fuzz-artifacts
+failed=
+for harness; do
+	scratch=obj/fuzz/work/$harness
+	rm -rf "$scratch"
+	mkdir -p "$scratch" "$artifacts"
+	cp tests/fuzz/corpus/"$harness"/* "$scratch"/ 2>/dev/null
+	log=obj/fuzz/work/$harness.log
+	echo "fuzz: $harness for ${seconds}s"
+	ls "$artifacts" >"$scratch.before"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1 \
+		obj/fuzz/fuzz_"$harness" -max_total_time="$seconds" -timeout="$timeout" \
+		-rss_limit_mb="$rss" -malloc_limit_mb="$rss" -print_final_stats=1 \
+		-artifact_prefix="$artifacts/$harness-" "$scratch" >"$log" 2>&1
+	status=$?
+	new=$(ls "$artifacts" | grep -vxF -f "$scratch.before")
+	if [ "$status" -eq 0 ] && [ -z "$new" ]; then
+		grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|fuzz_[a-z]+:)' "$log" |
+			sed "s/^/fuzz: $harness: /"
+		continue
+	fi
+	failed="$failed $harness"
+	echo "fuzz: $harness FAILED (exit $status); the end of its log:"
+	tail -n 60 "$log"
+	for input in $new; do
+		echo "fuzz: input $artifacts/$input ($(wc -c <"$artifacts/$input") bytes), first 4 KiB:"
+		head -c 4096 "$artifacts/$input" | od -A x -t x1z -v
+	done
+done
+if [ -n "$failed" ]; then
+	echo "fuzz: failed:$failed (inputs kept in $artifacts/)"
+	exit 1
+fi
+echo "fuzz: every harness ran ${seconds}s without a crash, leak or timeout"
