@@ -14,11 +14,9 @@ static struct arena arena;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* A copy of exactly size bytes, so that ASan sees any read past the end. */
-	char *text = malloc(size ? size : 1);
+	char *text = fuzz_copy(data, size, 0);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
 	jmp_buf out_of_memory;
 	if (setjmp(out_of_memory)) {
 		arena_release(&arena);

@@ -20,11 +20,9 @@ static void check_same(const struct npy_array *a, const struct npy_array *b)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* A copy of exactly size bytes, so that ASan sees any read past the end. */
-	unsigned char *bytes = malloc(size ? size : 1);
+	char *bytes = fuzz_copy(data, size, 0);
 	if (!bytes)
 		return 0;
-	memcpy(bytes, data, size);
 	char error[NPY_ERROR_SIZE];
 	struct npy_array array;
 	if (npy_parse(bytes, size, &array, error) != 0) {

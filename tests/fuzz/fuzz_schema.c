@@ -14,11 +14,9 @@ static struct arena arena;
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* schema_parse reads a C string: the input, NUL-terminated. */
-	char *text = malloc(size + 1);
+	char *text = fuzz_copy(data, size, 1);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	jmp_buf out_of_memory;
 	if (setjmp(out_of_memory)) {
 		arena_release(&arena);

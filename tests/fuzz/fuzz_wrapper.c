@@ -103,11 +103,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!reporting)
 		reporting = atexit(report_counts) == 0;
 	/* One copy with a NUL after every field, the last one included. */
-	char *copy = malloc(size + 1);
+	char *copy = fuzz_copy(data, size, 1);
 	if (!copy)
 		return 0;
-	memcpy(copy, data, size);
-	copy[size] = '\0';
 	const char *functions[MOST_OPS];
 	const char *schemas[MOST_OPS];
 	size_t count = 0;
