@@ -238,7 +238,7 @@ class LibraryLookupTest(unittest.TestCase):
 
     def test_install_honours_destdir_and_pythondir(self):
         destination = os.path.join(self.work, 'stage')
-        done = subprocess.run(['make', '-s', '-C', tap.TOP, 'install-python', 'PREFIX=/usr',
+        done = subprocess.run(['make', '-s', '--no-print-directory', '-C', tap.TOP, 'install-python', 'PREFIX=/usr',
                                'DESTDIR=' + destination, 'PYTHONDIR=/opt/py'],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.assertEqual((done.returncode, done.stdout.decode()), (0, ''))
