@@ -143,6 +143,10 @@ static int check_function_name(const char *name, size_t index, struct diag *diag
 		                 "op %zu: function name '%s' is reserved for the C++ implementation "
 		                 "(it begins with '__' or '_' and a capital); choose another name",
 		                 index + 1, name);
+	if (strcmp(name, "main") == 0)
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "op %zu: function name 'main' is the program's entry point in C++ and "
+		                 "cannot return a Tensor; choose another name", index + 1);
 	if (is_header_name(name))
 		return diag_fail(diag, BCO_ERROR_INPUT,
 		                 "op %zu: function name '%s' is a type, namespace or macro of the SDK "

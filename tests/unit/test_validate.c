@@ -75,6 +75,9 @@ static void names(void)
 	CHECK_STR(one("re__lu", "a::b() -> Tensor"),
 	          "error 0: op 1: function name 're__lu' contains '__', which C++ reserves; choose another "
 	          "name", "a double underscore");
+	CHECK_STR(one("main", "a::b() -> Tensor"),
+	          "error 0: op 1: function name 'main' is the program's entry point in C++ and cannot "
+	          "return a Tensor; choose another name", "main is refused");
 	const char *header[] = { "wrapper_fn", "at", "std", "torch", "c10", "uint32_t", "STACK_SIZE",
 	                         "NULL", "assert", "my_type_t" };
 	for (size_t i = 0; i < sizeof header / sizeof header[0]; i++)
