@@ -258,12 +258,11 @@ int target_resolve(struct arena *arena, const struct bco_request *request, int c
 		toolchain->license = env_or("LM_LICENSE_FILE", default_license);
 		/* A dry run shows the tools it would use, or their names when they are missing. */
 		const char *compiler = find_xtensa_tool(arena, "xt-clang++", &toolchain->compiler_location, diag);
-		toolchain->packer = find_xtensa_tool(arena, "xt-pkg-loadlib", &toolchain->packer_location, diag);
-		if (check_files && (!compiler || !toolchain->packer)) {
-			if (!compiler) /* report the compiler first */
-				find_xtensa_tool(arena, "xt-clang++", &toolchain->compiler_location, diag);
+		if (!compiler && check_files)
 			return -1;
-		}
+		toolchain->packer = find_xtensa_tool(arena, "xt-pkg-loadlib", &toolchain->packer_location, diag);
+		if (!toolchain->packer && check_files)
+			return -1;
 		compiler = compiler ? compiler : "xt-clang++";
 		toolchain->packer = toolchain->packer ? toolchain->packer : "xt-pkg-loadlib";
 		toolchain->compiler = arena_array(arena, 2, sizeof(char *));
