@@ -14,17 +14,13 @@ echo "1. Build examples/relu_multicore/relu.cpp for the host, one library per co
 
 echo "2. Make $count float32 inputs in [-8, 8] and the expected relu of each:"
 python3 - "$out" "$count" <<'PY'
-import struct, sys
+import sys
+sys.path.insert(0, "tests/run")
+import npy  # the tests' .npy writer: no numpy needed
 out, count = sys.argv[1], int(sys.argv[2])
-def save(path, values):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(values)
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
-        f.write(struct.pack("<%df" % len(values), *values))
 x = [((i * 37) % 129 - 64) / 8.0 for i in range(count)]
-save(out + "/x.npy", x)
-save(out + "/want.npy", [max(v, 0.0) for v in x])
+npy.make(out + "/x.npy", "<f4", str(count), x)
+npy.make(out + "/want.npy", "<f4", str(count), [max(v, 0.0) for v in x])
 print("     %s/x.npy, %s/want.npy" % (out, out))
 PY
 

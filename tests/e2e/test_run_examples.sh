@@ -16,15 +16,7 @@ host_build() {
 floats() { awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "%g ", ((i * 37) % 129 - 64) / 8 }'; }
 relu_of() { awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) { v = ((i * 37) % 129 - 64) / 8; printf "%g ", (v > 0 ? v : 0) } }'; }
 # run_op ARGS...: runs run-custom-op; sets $out, $err and $status.
-# Under make check-asan, ASan warns once that it cannot follow the
-# runtime's stack switches (swapcontext); that line is the sanitizer's, not
-# the runner's, and is dropped.
-run_op() {
-	"$RUN" "$@" >"$WORK/.out" 2>"$WORK/.err"
-	status=$?
-	out=$(cat "$WORK/.out")
-	err=$(grep -v "^==[0-9]*==WARNING: ASan doesn't fully support makecontext/swapcontext" "$WORK/.err")
-}
+run_op() { run_capture "$RUN" "$@"; }
 
 host_build relu 'my_ops::relu(Tensor x) -> Tensor' "$TOP/examples/relu/relu.cpp" -v -j 1
 check_eq "the single-core relu builds for the host" "$status:$out" "0:build/relu.so"

@@ -12,12 +12,7 @@ npy() {
 }
 
 # run_op ARGS...: runs the runner; sets $out, $err and $status.
-run_op() {
-	"$RUN" "$@" >"$WORK/.out" 2>"$WORK/.err"
-	status=$?
-	out=$(cat "$WORK/.out")
-	err=$(cat "$WORK/.err")
-}
+run_op() { run_capture "$RUN" "$@"; }
 
 write_record() {
 	printf '# build-custom-op ops 1\n'
