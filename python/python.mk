@@ -1,13 +1,16 @@
-# python.mk - the Python module build_custom_op (included by Makefile).
+# python.mk - the Python package build_custom_op (included by Makefile).
 PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+PYTHON_PACKAGE_FILES = $(wildcard python/build_custom_op/*.py)
 
 TESTS += tests/python/test_compile.py tests/python/test_command.py
 INSTALL_TARGETS += install-python
 
-# The installed module looks for the library where make install puts it.
-install-python: python/build_custom_op.py
-	mkdir -p $(DESTDIR)$(PYTHONDIR)
+# The installed package looks for the libraries where make install puts them.
+install-python: $(PYTHON_PACKAGE_FILES)
+	rm -rf $(DESTDIR)$(PYTHONDIR)/build_custom_op
+	mkdir -p $(DESTDIR)$(PYTHONDIR)/build_custom_op
+	cp $(PYTHON_PACKAGE_FILES) $(DESTDIR)$(PYTHONDIR)/build_custom_op/
 	sed "s|^_INSTALLED_LIBDIR = '@LIBDIR@'$$|_INSTALLED_LIBDIR = '$(LIBDIR)'|" \
-		python/build_custom_op.py >$(DESTDIR)$(PYTHONDIR)/build_custom_op.py
+		python/build_custom_op/_library.py >$(DESTDIR)$(PYTHONDIR)/build_custom_op/_library.py
 
 .PHONY: install-python

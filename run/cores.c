@@ -157,6 +157,13 @@ static void on_print(void *context, int core, const char *text, size_t length)
 	console_write(&job->console, text, length);
 }
 
+static void on_warn(void *context, int core, const char *text)
+{
+	(void)context;
+	(void)core; /* the text names it */
+	fprintf(stderr, "run-custom-op: warning: %s\n", text);
+}
+
 static void on_guard(void *context, const void *start, size_t length, const char *description)
 {
 	struct core_job *job = context;
@@ -254,6 +261,7 @@ int cores_run(struct core_set *set, const char *op, const struct customop_host_t
 		job->call.core_stack_size = core_stack_size;
 		job->call.print = on_print;
 		job->call.guard = on_guard;
+		job->call.warn = on_warn;
 		job->call.context = job;
 		int status = pthread_create(&threads[i], &attributes, run_core, job);
 		if (status != 0) {

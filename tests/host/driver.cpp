@@ -145,6 +145,17 @@ Tensor parse_tensor(const std::string &text)
     return result;
 }
 
+// Warnings are kept with the printed text, one line each, in the order given.
+void on_warn(void *context, int core, const char *text)
+{
+    Core *self = static_cast<Core *>(context);
+    (void)core; // the text names it
+    std::string &printed = self->printed;
+    if (!printed.empty() && printed.back() != '\n')
+        printed += '\n';
+    printed += std::string("warning: ") + text + "\n";
+}
+
 void on_print(void *context, int core, const char *text, size_t length)
 {
     Core *self = static_cast<Core *>(context);
@@ -278,6 +289,7 @@ int main(int argc, char **argv)
         core.call.core_stack_size = core_stack;
         core.call.print = on_print;
         core.call.guard = on_guard;
+        core.call.warn = on_warn;
         core.call.context = &core;
     }
     std::vector<pthread_t> threads(all.size());

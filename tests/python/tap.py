@@ -71,8 +71,53 @@ class LineResult(unittest.TestResult):
         self._line(f'not ok - {test._testMethodName} (unexpected success)')
 
 
-def main(module_name='__main__'):
-    """Runs the tests of a module in their order in the file; exits."""
+# What a test that needs PyTorch says when no interpreter here can import it.
+TORCH_INSTALL = 'apt-get install python3-torch pybind11-dev ninja-build'
+# Debian's torch belongs to /usr/bin/python3, which need not be the python3
+# first on PATH: these are tried in order.
+TORCH_INTERPRETERS = ('/usr/bin/python3', 'python3')
+
+
+def torch_python():
+    """The path of an interpreter that can import torch, or None."""
+    for candidate in TORCH_INTERPRETERS:
+        path = shutil.which(candidate)
+        if path is None:
+            continue
+        done = subprocess.run([path, '-c', 'import torch'], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+        if done.returncode == 0:
+            return path
+    return None
+
+
+def _run_under_torch(module_name):
+    """Makes sure torch is importable here: re-executes the test under an
+    interpreter that can import it, or, when there is none, reports every
+    test of the module as skipped (with the install line) and exits."""
+    try:
+        import torch  # noqa: F401
+        return
+    except ImportError:
+        pass
+    path = torch_python()
+    if path is not None and os.path.realpath(path) != os.path.realpath(sys.executable):
+        sys.stdout.flush()
+        os.execv(path, [path] + sys.argv)
+    reason = (f'PyTorch is not importable by {" or ".join(TORCH_INTERPRETERS)}: '
+              f'{TORCH_INSTALL}')
+    for test in unittest.TestLoader().loadTestsFromModule(sys.modules[module_name]):
+        for case in test:
+            print(f'ok - {case._testMethodName} # skip {reason}')
+    sys.exit(0)
+
+
+def main(module_name='__main__', needs_torch=False):
+    """Runs the tests of a module in their order in the file; exits.  With
+    needs_torch, the tests run under an interpreter that can import torch
+    (see _run_under_torch)."""
+    if needs_torch:
+        _run_under_torch(module_name)
     # Started in the background by a shell, a process may find SIGINT
     # ignored; the tests need Python's own handler (and children that get
     # the default disposition).

@@ -177,8 +177,9 @@ class LibraryLookupTest(unittest.TestCase):
 
     def copy_module(self):
         directory = os.path.join(self.work, 'lib', 'python')
-        os.makedirs(directory)
-        shutil.copy(os.path.join(PYTHON_DIR, 'build_custom_op.py'), directory)
+        shutil.copytree(os.path.join(PYTHON_DIR, 'build_custom_op'),
+                        os.path.join(directory, 'build_custom_op'),
+                        ignore=shutil.ignore_patterns('__pycache__'))
         return directory
 
     def test_a_missing_library_says_how_to_get_one(self):
@@ -220,7 +221,7 @@ class LibraryLookupTest(unittest.TestCase):
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.assertEqual((done.returncode, done.stdout.decode()), (0, ''))
         directory = os.path.join(prefix, 'lib', 'python3', 'dist-packages')
-        self.assertEqual(os.listdir(directory), ['build_custom_op.py'])
+        self.assertEqual(os.listdir(directory), ['build_custom_op'])
         # As make install places the library.
         shutil.copy(os.path.join(tap.TOP, 'libbuildcustomop.so'),
                     os.path.join(prefix, 'lib', 'libbuildcustomop.so.0'))
@@ -242,7 +243,7 @@ class LibraryLookupTest(unittest.TestCase):
                                'DESTDIR=' + destination, 'PYTHONDIR=/opt/py'],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.assertEqual((done.returncode, done.stdout.decode()), (0, ''))
-        with open(os.path.join(destination, 'opt/py/build_custom_op.py')) as stream:
+        with open(os.path.join(destination, 'opt/py/build_custom_op/_library.py')) as stream:
             lines = [line for line in stream if line.startswith('_INSTALLED_LIBDIR')]
         self.assertEqual(lines, ["_INSTALLED_LIBDIR = '/usr/lib'\n"])
 

@@ -153,6 +153,7 @@ CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
         return -1;
     }
     tcm_begin_run();
+    warnings_reset();
     state.violated = false;
     getcontext(&state.core_context);
     state.core_context.uc_stack.ss_sp = state.stack.low;

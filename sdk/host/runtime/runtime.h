@@ -27,6 +27,9 @@ customop_host_call *current_call();
 // call->error.
 void set_error(customop_host_call *call, const char *format, va_list arguments);
 
+// violation.cpp: forgets the warnings given, so that each call warns anew.
+void warnings_reset();
+
 // neuron_utils.cpp: the core id as the kernel sees it (0 in a single-core
 // build) and whether this is one of the eight libraries of a multicore build.
 int core_id();

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define CUSTOMOP_HOST_ABI_VERSION 1
+#define CUSTOMOP_HOST_ABI_VERSION 2
 #define CUSTOMOP_HOST_MAX_RANK 8
 #define CUSTOMOP_HOST_ERROR_SIZE 1024
 
@@ -58,7 +58,11 @@ struct customop_host_call {
 	 * inside one is that stack's overflow; the caller's SIGSEGV handler
 	 * reports it with the description and abandons the core. */
 	void (*guard)(void *context, const void *start, size_t length, const char *description);
-	void *context;                             /* passed to print and guard */
+	/* Receives each warning of the call, whole: "core N: op NAME: TEXT",
+	 * without a newline.  The op goes on.  A warning is given at most once
+	 * per call.  NULL: warnings go to stderr. */
+	void (*warn)(void *context, int core, const char *text);
+	void *context;                             /* passed to print, guard and warn */
 	char error[CUSTOMOP_HOST_ERROR_SIZE];      /* out: why the call failed */
 };
 

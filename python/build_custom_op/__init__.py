@@ -33,6 +33,8 @@ import tempfile
 import threading
 import warnings
 
+from build_custom_op import _library as _library_files
+
 __version__ = '0.21.2.0'
 versions = {
     'ulib_to_ucode_version': '1.21.1.0',
@@ -44,9 +46,6 @@ __all__ = ['compile', 'generate_wrapper', 'library_path', 'BuildError', 'BuildWa
 
 PROGRAM = 'build-custom-op'
 LIBRARY_VARIABLE = 'BUILD_CUSTOM_OP_LIBRARY'
-
-# `make install` replaces this with the library directory of the install.
-_INSTALLED_LIBDIR = '@LIBDIR@'
 
 # enum bco_target, enum bco_error_kind and enum bco_message_kind.
 _TARGETS = {'xtensa': 0, 'host': 1}
@@ -128,16 +127,6 @@ _library_lock = threading.Lock()
 _build_lock = threading.Lock()
 
 
-def _library_candidates():
-    here = os.path.dirname(os.path.realpath(__file__))
-    yield os.path.join(os.path.dirname(here), 'libbuildcustomop.so')
-    if not _INSTALLED_LIBDIR.startswith('@'):
-        yield os.path.join(_INSTALLED_LIBDIR, 'libbuildcustomop.so.0')
-    path = os.environ.get(LIBRARY_VARIABLE)
-    if path:
-        yield path
-
-
 def _declare(library):
     void_p, c_int, size_t = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
     out = ctypes.POINTER(ctypes.c_void_p)
@@ -167,28 +156,13 @@ def _library():
     """The loaded libbuildcustomop, loaded on first use."""
     global _library_handle
     with _library_lock:
-        if _library_handle is not None:
-            return _library_handle
-        problems = []
-        for path in _library_candidates():
-            if not os.path.exists(path):
-                problems.append(f'{path}: not found')
-                continue
+        if _library_handle is None:
             try:
-                library = ctypes.CDLL(path)
-                _declare(library)
-            except (OSError, AttributeError) as error:
-                problems.append(f'{path}: {error}')
-                continue
-            _library_handle = library
-            return library
-        if not os.environ.get(LIBRARY_VARIABLE):
-            problems.append(f'{LIBRARY_VARIABLE} is not set')
-        raise BuildError(
-            'cannot load libbuildcustomop.so (' + '; '.join(problems) + '). '
-            "Run 'make' in the build-custom-op source tree, or set "
-            f'{LIBRARY_VARIABLE} to the path of libbuildcustomop.so.',
-            kind='tool')
+                _library_handle = _library_files.load('libbuildcustomop.so', LIBRARY_VARIABLE,
+                                                      _declare)
+            except _library_files.LibraryNotFound as error:
+                raise BuildError(str(error), kind='tool') from None
+        return _library_handle
 
 
 def library_path():
