@@ -16,7 +16,7 @@ ALL_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(CPPFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANITIZE)
 
 LIBRARY_SOURCES = \
-	src/arena.c src/buffer.c src/diag.c src/fsutil.c \
+	src/arena.c src/buffer.c src/diag.c src/fsutil.c src/output_file.c \
 	src/schema.c src/validate.c src/codegen.c \
 	src/target.c src/plan.c src/state.c src/depfile.c src/buildlog.c \
 	src/interrupt.c src/exec.c src/compdb.c src/build.c

@@ -1,0 +1,204 @@
+/* output_file.c - writing a file the user named, without destroying what is there. */
+#include "output_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* As the kernel's own limit on links followed in one lookup. */
+#define SYMLINK_DEPTH 40
+
+static int fail(char error[OUTPUT_FILE_ERROR_SIZE], const char *path, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char error[OUTPUT_FILE_ERROR_SIZE], const char *path, const char *format, ...)
+{
+	int used = snprintf(error, OUTPUT_FILE_ERROR_SIZE, "cannot write %s: ", path);
+	if (used >= 0 && used < OUTPUT_FILE_ERROR_SIZE) {
+		va_list args;
+		va_start(args, format);
+		vsnprintf(error + used, (size_t)(OUTPUT_FILE_ERROR_SIZE - used), format, args);
+		va_end(args);
+	}
+	return -1;
+}
+
+/* The directory part of path, with its slash ("" when there is none). */
+static size_t directory_length(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+/* Follows symbolic links from path to the name that is not one (it may not
+ * exist).  Returns a malloc'ed path and sets *exists and *st, or NULL with
+ * errno set. */
+static char *resolve(const char *path, int *exists, struct stat *st)
+{
+	char *current = strdup(path);
+	for (int depth = 0; current; depth++) {
+		if (lstat(current, st) != 0) {
+			if (errno != ENOENT) {
+				free(current);
+				return NULL;
+			}
+			*exists = 0;
+			return current;
+		}
+		if (!S_ISLNK(st->st_mode)) {
+			*exists = 1;
+			return current;
+		}
+		if (depth == SYMLINK_DEPTH) {
+			free(current);
+			errno = ELOOP;
+			return NULL;
+		}
+		size_t capacity = (size_t)st->st_size + 1;
+		if (capacity < 2)
+			capacity = 4096; /* /proc links report a size of 0 */
+		char *target = malloc(capacity);
+		ssize_t length = target ? readlink(current, target, capacity) : -1;
+		if (length < 0 || (size_t)length >= capacity) {
+			if (length >= 0)
+				errno = ENAMETOOLONG;
+			free(target);
+			free(current);
+			return NULL;
+		}
+		target[length] = '\0';
+		size_t keep = target[0] == '/' ? 0 : directory_length(current);
+		char *next = malloc(keep + (size_t)length + 1);
+		if (next) {
+			memcpy(next, current, keep);
+			memcpy(next + keep, target, (size_t)length + 1);
+		}
+		free(target);
+		free(current);
+		current = next;
+	}
+	errno = ENOMEM;
+	return NULL;
+}
+
+static int write_all(int fd, const struct output_part *parts, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		const char *data = parts[i].data;
+		size_t left = parts[i].size;
+		while (left > 0) {
+			ssize_t wrote = write(fd, data, left);
+			if (wrote < 0 && errno == EINTR)
+				continue;
+			if (wrote <= 0) {
+				if (wrote == 0)
+					errno = EIO;
+				return -1;
+			}
+			data += wrote;
+			left -= (size_t)wrote;
+		}
+	}
+	return 0;
+}
+
+/* A device, FIFO or socket: written through, never replaced or deleted. */
+static int write_through(const char *path, const char *target, const struct output_part *parts,
+                         size_t count, char error[OUTPUT_FILE_ERROR_SIZE])
+{
+	int fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(error, path, "%s", strerror(errno));
+	int status = write_all(fd, parts, count);
+	int saved = errno;
+	if (close(fd) != 0 && status == 0) {
+		status = -1;
+		saved = errno;
+	}
+	return status == 0 ? 0 : fail(error, path, "%s", strerror(saved));
+}
+
+/* Creates a new temporary file beside target; returns its descriptor and
+ * its malloc'ed name in *name, or -1 with errno set. */
+static int create_temporary(const char *target, char **name)
+{
+	static atomic_uint serial;
+	size_t keep = directory_length(target);
+	const char *base = target + keep;
+	size_t size = keep + strlen(base) + 64;
+	char *candidate = malloc(size);
+	if (!candidate)
+		return -1;
+	for (int attempt = 0; attempt < 100; attempt++) {
+		unsigned number = atomic_fetch_add(&serial, 1);
+		snprintf(candidate, size, "%.*s.%s.tmp.%ld.%u", (int)keep, target, base, (long)getpid(),
+		         number);
+		int fd = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			*name = candidate;
+			return fd;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	int saved = errno;
+	free(candidate);
+	errno = saved;
+	return -1;
+}
+
+/* A regular file, or a name not yet taken: a temporary file, then rename. */
+static int write_replacing(const char *path, const char *target, const struct stat *existing,
+                           const struct output_part *parts, size_t count,
+                           char error[OUTPUT_FILE_ERROR_SIZE])
+{
+	char *temporary = NULL;
+	int fd = create_temporary(target, &temporary);
+	if (fd < 0)
+		return fail(error, path, "cannot create a temporary file beside it: %s", strerror(errno));
+	int status = 0;
+	if (existing && fchmod(fd, existing->st_mode & 07777) != 0)
+		status = -1;
+	if (status == 0)
+		status = write_all(fd, parts, count);
+	int saved = errno;
+	if (close(fd) != 0 && status == 0) {
+		status = -1;
+		saved = errno;
+	}
+	if (status == 0 && rename(temporary, target) != 0) {
+		status = -1;
+		saved = errno;
+	}
+	if (status != 0)
+		unlink(temporary);
+	free(temporary);
+	return status == 0 ? 0 : fail(error, path, "%s", strerror(saved));
+}
+
+int output_file_write(const char *path, const struct output_part *parts, size_t count,
+                      char error[OUTPUT_FILE_ERROR_SIZE])
+{
+	if (!path || !*path)
+		return fail(error, "''", "the path is empty");
+	struct stat st;
+	int exists = 0;
+	char *target = resolve(path, &exists, &st);
+	if (!target)
+		return fail(error, path, "%s", strerror(errno));
+	int status;
+	if (exists && S_ISDIR(st.st_mode))
+		status = fail(error, path, "it is a directory");
+	else if (exists && !S_ISREG(st.st_mode))
+		status = write_through(path, target, parts, count, error);
+	else
+		status = write_replacing(path, target, exists ? &st : NULL, parts, count, error);
+	free(target);
+	return status;
+}
