@@ -31,7 +31,7 @@ INSTALL_TARGETS =
 all: programs
 
 include tests/tests.mk
-include $(wildcard sdk/host/host.mk run/run.mk python/python.mk tests/fuzz/fuzz.mk bench/bench.mk bench/lint.mk)
+include $(wildcard sdk/host/host.mk run/run.mk python/python.mk sdk/torchneuron/torchneuron.mk tests/fuzz/fuzz.mk bench/bench.mk bench/lint.mk)
 
 programs: $(PROGRAMS)
 

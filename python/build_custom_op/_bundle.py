@@ -1,0 +1,323 @@
+"""_bundle.py - lib<name>.so bundles: metadata.json, writing, reading,
+checking and the extraction cache.
+
+A bundle is an ar archive (see _archive.py) of the shape library, the
+compute libraries and metadata.json, in that order; a host bundle also
+holds the .ops record of its libraries.  metadata.json is what the
+original load() writes (json.dump of a dict, keys in this order):
+
+    {"versions": build_custom_op.versions, "shapelib": "lib<name>shapefcn.so",
+     "ops": {NS: {OP: {"fn": FN, "schema": SCHEMA}}},
+     "computelibs": {"names": [basenames of the compute libraries]},
+     "computelib": {"id": md5 hex of the first compute library}}
+
+plus "target": "host" at the end for a host bundle (none means the device).
+"""
+
+import errno
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import tempfile
+
+from build_custom_op import _archive
+
+METADATA = 'metadata.json'
+TARGETS = ('xtensa', 'host')
+_TARGET_NAMES = {'xtensa': "the device (target='xtensa')",
+                 'host': "the host's emulated cores (target='host')"}
+# Where load_library() extracts a bundle, in a directory named by the md5
+# of the bundle's bytes, as the original does.
+EXTRACT_ROOT = '/var/tmp/neuron-custom-ops'
+EXTRACT_ROOT_VARIABLE = 'BUILD_CUSTOM_OP_BUNDLES'
+
+
+class BundleError(Exception):
+    """A bundle that cannot be read, checked or extracted."""
+
+
+def md5_hex(data):
+    """The md5 of bytes, as md5sum prints it."""
+    try:
+        digest = hashlib.md5(data, usedforsecurity=False)
+    except TypeError:  # Python before 3.9
+        digest = hashlib.md5(data)
+    return digest.hexdigest()
+
+
+def metadata(versions, shapelib, ops, computelibs, target):
+    """The metadata dict.  ops: [(namespace, op, fn, schema)] in order;
+    computelibs: [(basename, bytes)]."""
+    table = {}
+    for namespace, op, fn, schema in ops:
+        table.setdefault(namespace, {})[op] = {'fn': fn, 'schema': schema}
+    result = {
+        'versions': dict(versions),
+        'shapelib': shapelib,
+        'ops': table,
+        'computelibs': {'names': [name for name, _ in computelibs]},
+        'computelib': {'id': md5_hex(computelibs[0][1])},
+    }
+    if target == 'host':
+        result['target'] = 'host'
+    return result
+
+
+def metadata_text(value):
+    """metadata.json's text, as json.dump writes it."""
+    return json.dumps(value)
+
+
+def host_record_name(computelibs):
+    """The .ops record of a host build's libraries: libNAMEcustomop.ops for
+    libNAMEcustomop.so or libNAMEcustomop_cpu0.so ... _cpu7.so."""
+    return re.sub(r'(_cpu[0-7])?\.so$', '', computelibs[0]) + '.ops'
+
+
+def build_archive(members):
+    """The bundle's bytes from its members, [(name, bytes)] in order."""
+    return _archive.build(members)
+
+
+def write_atomically(path, data):
+    """Writes data to path through a temporary file in the same directory
+    and a rename: no half-written file is ever at path."""
+    directory = os.path.dirname(os.path.abspath(path))
+    descriptor, temporary = tempfile.mkstemp(prefix='.' + os.path.basename(path) + '.',
+                                             dir=directory)
+    try:
+        with os.fdopen(descriptor, 'wb') as stream:
+            stream.write(data)
+        os.chmod(temporary, 0o644 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# --- reading and checking ---------------------------------------------------
+
+class Bundle:
+    """A bundle read from a file and checked: metadata, member names, and
+    that every member metadata.json names is there."""
+
+    def __init__(self, path, data, members, meta):
+        self.path = path
+        self.data = data
+        self.md5 = md5_hex(data)
+        self.members = members          # [(name, bytes)] in archive order
+        self.metadata = meta
+        self.target = meta.get('target', 'xtensa')
+        self.shapelib = meta['shapelib']
+        self.computelibs = list(meta['computelibs']['names'])
+
+    def ops(self):
+        """[(namespace, op, fn, schema)] in the metadata's order."""
+        return [(namespace, op, entry['fn'], entry['schema'])
+                for namespace, table in self.metadata['ops'].items()
+                for op, entry in table.items()]
+
+    def member(self, name):
+        for member_name, data in self.members:
+            if member_name == name:
+                return data
+        return None
+
+
+def _metadata_problem(meta):
+    """What is wrong with the metadata's structure, or None."""
+    if not isinstance(meta, dict):
+        return f'it holds a JSON {type(meta).__name__}, not an object'
+    for key in ('versions', 'shapelib', 'ops', 'computelibs', 'computelib'):
+        if key not in meta:
+            return f'it has no "{key}"'
+    versions = meta['versions']
+    if not isinstance(versions, dict) or not all(
+            isinstance(versions.get(key), str)
+            for key in ('ulib_to_ucode_version', 'ulib_to_isa_version')):
+        return '"versions" must hold the strings ulib_to_ucode_version and ulib_to_isa_version'
+    if not isinstance(meta['shapelib'], str):
+        return '"shapelib" must be a file name'
+    ops = meta['ops']
+    if not isinstance(ops, dict) or not ops:
+        return '"ops" must map at least one namespace to its ops'
+    for namespace, table in ops.items():
+        if not isinstance(table, dict) or not table:
+            return f'"ops"."{namespace}" must map op names to their fn and schema'
+        for op, entry in table.items():
+            if not isinstance(entry, dict) or not isinstance(entry.get('fn'), str) \
+                    or not isinstance(entry.get('schema'), str):
+                return f'"ops"."{namespace}"."{op}" must hold the strings "fn" and "schema"'
+    names = meta['computelibs'].get('names') if isinstance(meta['computelibs'], dict) else None
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        return '"computelibs" must hold "names", a list of file names'
+    identity = meta['computelib'].get('id') if isinstance(meta['computelib'], dict) else None
+    if not isinstance(identity, str) or not re.fullmatch('[0-9a-f]{32}', identity):
+        return '"computelib" must hold "id", the md5 of the first compute library'
+    target = meta.get('target', 'xtensa')
+    if target not in TARGETS:
+        return f'"target" is {target!r}; it can be "host" (or absent, for the device)'
+    return None
+
+
+class WrongTarget(BundleError):
+    """A bundle built for the other target; target says which it was built for."""
+
+    def __init__(self, message, target):
+        super().__init__(message)
+        self.target = target
+
+
+def read(path, target=None):
+    """Reads and checks the bundle at path; raises BundleError saying what
+    is wrong and what to do, WrongTarget when target is given and the
+    bundle was built for the other one."""
+    try:
+        with open(path, 'rb') as stream:
+            data = stream.read()
+    except OSError as error:
+        raise BundleError(f'cannot read {path}: {error.strerror}') from None
+    return parse(path, data, target)
+
+
+def parse(path, data, target=None):
+    """Checks the bytes of a bundle (path names it in messages)."""
+    try:
+        members = _archive.read(data)
+    except _archive.ArchiveError as error:
+        raise BundleError(f'{path} is not a custom-op bundle (an ar archive made by '
+                          f'custom_op.load()): {error}') from None
+    names = [name for name, _ in members]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise BundleError(f'{path} holds two members named {duplicates[0]}')
+    raw = dict(members).get(METADATA)
+    if raw is None:
+        raise BundleError(f'{path} has no {METADATA}: it is not a bundle made by '
+                          f'custom_op.load(), or it was cut short (it holds: '
+                          f'{", ".join(names) or "nothing"})')
+    try:
+        meta = json.loads(raw.decode('utf-8'))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise BundleError(f'{METADATA} in {path} is not JSON ({error}); rebuild the bundle '
+                          'with custom_op.load()') from None
+    problem = _metadata_problem(meta)
+    if problem:
+        raise BundleError(f'{METADATA} in {path} is not a bundle\'s metadata: {problem}')
+    built_for = meta.get('target', 'xtensa')
+    if target is not None and built_for != target:
+        raise WrongTarget(f'{path} was built for {_TARGET_NAMES[built_for]}, not for '
+                          f'{_TARGET_NAMES[target]}', built_for)
+    bundle = Bundle(path, data, members, meta)
+    wanted = [bundle.shapelib] + bundle.computelibs
+    if bundle.target == 'host':
+        wanted.append(host_record_name(bundle.computelibs))
+    for name in wanted:
+        try:
+            _archive.check_member_name(name)
+        except ValueError:
+            raise BundleError(f'{METADATA} in {path} names the member {name!r}, which is not '
+                              'a plain file name') from None
+        if bundle.member(name) is None:
+            raise BundleError(f'{path} has no member {name}, which {METADATA} names; '
+                              'rebuild the bundle with custom_op.load()')
+    first = bundle.member(bundle.computelibs[0])
+    if md5_hex(first) != meta['computelib']['id']:
+        raise BundleError(f'{path}: the md5 of {bundle.computelibs[0]} is {md5_hex(first)}, '
+                          f'but {METADATA} records {meta["computelib"]["id"]}: the member was '
+                          'changed after the bundle was made; rebuild it')
+    for name in [bundle.shapelib] + (bundle.computelibs if bundle.target == 'host' else []):
+        if not bundle.member(name).startswith(b'\x7fELF'):
+            raise BundleError(f'{path}: {name} is not a shared library (no ELF header)')
+    return bundle
+
+
+# --- the extraction cache ---------------------------------------------------
+
+def _owned_directory(path):
+    """Creates path (mode 700 under a new parent) or accepts it when it is
+    a directory of this user that no one else may write; else None."""
+    try:
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() \
+            or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return None
+    return path
+
+
+def extract_root():
+    """The directory bundles are extracted into: $BUILD_CUSTOM_OP_BUNDLES,
+    else /var/tmp/neuron-custom-ops as the original, unless another user
+    owns it (then /var/tmp/neuron-custom-ops-UID).  A directory others can
+    write is never used: what is extracted there gets loaded."""
+    chosen = os.environ.get(EXTRACT_ROOT_VARIABLE)
+    candidates = [chosen] if chosen else [EXTRACT_ROOT, f'{EXTRACT_ROOT}-{os.geteuid()}']
+    for candidate in candidates:
+        if _owned_directory(candidate):
+            return candidate
+    raise BundleError(f'cannot use {" or ".join(candidates)} to extract bundles into: each '
+                      'must be a directory of this user that no one else can write; set '
+                      f'{EXTRACT_ROOT_VARIABLE} to such a directory')
+
+
+def _complete(directory, bundle):
+    """Whether directory holds every member of the bundle with its size."""
+    for name, data in bundle.members:
+        try:
+            if os.path.getsize(os.path.join(directory, name)) != len(data):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def extract(bundle, verbose=False):
+    """The directory holding the bundle's members: ROOT/<md5 of the bundle>,
+    extracted there (into a temporary directory, then renamed) unless a
+    complete extraction is already there.  An incomplete one (a member
+    deleted or cut) is replaced."""
+    root = extract_root()
+    final = os.path.join(root, bundle.md5)
+    if os.path.isdir(final) and _complete(final, bundle):
+        return final
+    temporary = tempfile.mkdtemp(prefix=f'.{bundle.md5}.', dir=root)
+    try:
+        for name, data in bundle.members:
+            with open(os.path.join(temporary, name), 'wb') as stream:
+                stream.write(data)
+        os.chmod(temporary, 0o755)
+        if verbose:
+            print(f'extracting {bundle.path} into {final}')
+        try:
+            os.rename(temporary, final)
+        except OSError as error:
+            if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                raise
+            if _complete(final, bundle):
+                return final  # another process extracted it meanwhile
+            stale = tempfile.mkdtemp(prefix=f'.{bundle.md5}.stale.', dir=root)
+            os.rename(final, os.path.join(stale, 'old'))
+            shutil.rmtree(stale, ignore_errors=True)
+            os.rename(temporary, final)
+    except OSError as error:
+        raise BundleError(f'cannot extract {bundle.path} into {final}: '
+                          f'{error.strerror or error}') from None
+    finally:
+        if os.path.isdir(temporary):
+            shutil.rmtree(temporary, ignore_errors=True)
+    return final

@@ -1,0 +1,462 @@
+"""build_custom_op.custom_op - custom ops from PyTorch: shape library,
+schemas, compute build, lib<name>.so bundle, registration.
+
+A drop-in for torch-neuronx's ``custom_op.load()`` and ``load_library()``,
+with one more keyword argument, ``target``: 'xtensa' (the device, the
+default) or 'host' (this machine: the kernels run on the emulated GPSIMD
+cores).  Without it, the environment variable CUSTOM_OP_TARGET decides.
+
+    from build_custom_op import custom_op
+    custom_op.load('relu', ['relu.cpp'], ['shape.cpp'], build_directory='.',
+                   target='host')            # writes ./librelu.so
+    custom_op.load_library('librelu.so', target='host')
+    y = torch.ops.my_ops.relu_forward(x)
+
+load() runs six steps; an error says which one and which file:
+  1. build lib<name>shapefcn.so from the shape sources with
+     torch.utils.cpp_extension (torch's own flags, plus the directory of
+     torchneuron/register.h), and load it;
+  2. read each (namespace, op, compute function) through register.h's C
+     functions;
+  3. format each op's schema from PyTorch's parsed schema, as the original;
+  4. build the compute library: build_custom_op.compile() with
+     name=f'lib{name}customop.so' and the original's arguments, in a
+     temporary directory (deleted afterwards, whatever happens);
+  5. make the lib<name>.so bundle (an ar archive: the shape library, the
+     compute libraries, on the host their .ops record, and metadata.json)
+     and, with a build_directory, write it there (a temporary name, then a
+     rename);
+  6. register torch.ops.<ns>.<op>.
+
+The shape library is kept in a cache (see _shape_library.py): a second
+load() of unchanged sources does not compile it again.  Imports torch.
+"""
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+import warnings
+
+import torch
+
+import build_custom_op
+from build_custom_op import BuildError
+from build_custom_op import _bundle
+from build_custom_op import _compute_functions
+from build_custom_op import _shape_library
+
+__all__ = ['load', 'load_library', 'CustomOpError', 'CustomOpWarning', 'TARGET_VARIABLE']
+
+TARGET_VARIABLE = 'CUSTOM_OP_TARGET'
+_TARGETS = ('xtensa', 'host')
+
+
+class CustomOpError(BuildError):
+    """A step of load() or load_library() that failed.  step names it (for
+    example 'building the shape library'); path is the file it is about, or
+    None.  A failed compute build keeps compile()'s kind, schema_index and
+    column."""
+
+    def __init__(self, message, step, path=None, kind='input', schema_index=None, column=None):
+        super().__init__(message, kind=kind, schema_index=schema_index, column=column)
+        self.step = step
+        self.path = path
+
+
+class CustomOpWarning(UserWarning):
+    """load() built and wrote a bundle but could not register its ops."""
+
+
+# --- arguments ----------------------------------------------------------------
+
+def _target(target):
+    chosen = target
+    if chosen is None:
+        chosen = os.environ.get(TARGET_VARIABLE) or 'xtensa'
+        origin = f'${TARGET_VARIABLE}'
+    else:
+        origin = 'target'
+    if chosen not in _TARGETS:
+        raise CustomOpError(f"{origin} is {chosen!r}: use 'xtensa' (the device) or 'host' "
+                            '(the emulated cores of this machine)', 'arguments', kind='usage')
+    return chosen
+
+
+def _files(value, what):
+    """A list of file paths; a lone string or path is a list of one."""
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)]
+    if isinstance(value, bytes):
+        return [os.fsdecode(value)]
+    try:
+        items = list(value)
+    except TypeError:
+        raise TypeError(f'{what} must be a file name or a list of them, not '
+                        f'{type(value).__name__}') from None
+    paths = []
+    for item in items:
+        if isinstance(item, bytes):
+            item = os.fsdecode(item)
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f'{what} must hold file names, not {type(item).__name__}')
+        paths.append(os.fspath(item))
+    return paths
+
+
+def _strings(value, what):
+    if value is None:
+        return []
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)]
+    return [os.fspath(item) for item in value]
+
+
+_NAME = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.+-]*')
+
+
+def _check_name(name, function):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise CustomOpError(f'{function}: the library name {name!r} must be letters, digits, '
+                            "'_', '.', '+' and '-', starting with a letter, digit or '_' "
+                            '(it names the files lib<name>.so, lib<name>shapefcn.so and '
+                            'lib<name>customop.so)', 'arguments', kind='usage')
+
+
+def _check_readable(paths, what, function):
+    if not paths:
+        raise CustomOpError(f'{function}: no {what}: give at least one C++ file',
+                            'arguments', kind='usage')
+    for path in paths:
+        if not os.path.isfile(path):
+            reason = 'is not a regular file' if os.path.exists(path) else 'does not exist'
+            raise CustomOpError(f'{function}: the {what[:-1]} {path} {reason}', 'arguments',
+                                path=path)
+
+
+# --- load() ---------------------------------------------------------------------
+
+class _Steps:
+    """Turns each step's failure into a CustomOpError that names it."""
+
+    def __init__(self, function, name, count):
+        self.function = f'{function}({name!r})'
+        self.count = count
+
+    def fail(self, number, description, detail, path=None, cause=None):
+        where = f' [{path}]' if path else ''
+        message = f'{self.function}: step {number} of {self.count}, {description}{where}: {detail}'
+        extra = {}
+        if isinstance(cause, BuildError):
+            extra = dict(kind=cause.kind, schema_index=cause.schema_index, column=cause.column)
+        return CustomOpError(message, description, path=path, **extra)
+
+
+def _loaded_shape_ops(path, steps, number):
+    """Step 2: the ops of the loaded shape library, with their schemas."""
+    try:
+        ops = _shape_library.read_ops(path)
+    except _shape_library.ShapeLibraryError as error:
+        raise steps.fail(number, 'reading the ops of the shape library', str(error),
+                         path) from None
+    for op in ops:
+        try:
+            op.schema = _shape_library.schema_string(op)
+        except RuntimeError as error:
+            raise steps.fail(number, 'reading the schemas', f'{op.qualified}: {error}',
+                             op.source) from None
+    return ops
+
+
+def _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose, target,
+                   directory, steps):
+    """Step 4: compile() as the original calls it, plus the target."""
+    arguments = dict(name=f'lib{name}customop.so', fn_names=[op.fn for op in ops],
+                     src_files=compute_srcs, schema=[op.schema for op in ops],
+                     build_directory=directory, cflags=extra_cflags, verbose=verbose,
+                     target=target)
+    if multicore:
+        arguments['multicore'] = multicore
+    try:
+        libraries = build_custom_op.compile(**arguments)
+    except BuildError as error:
+        detail = error.message
+        if error.schema_index is not None and 0 <= error.schema_index < len(ops):
+            op = ops[error.schema_index]
+            where = f' (registered at {op.source})' if op.source else ''
+            detail = f'the schema PyTorch infers for {op.qualified}{where} from its shape ' \
+                     f'function cannot be built:\n{detail}'
+        elif error.kind == 'step':
+            problems = _missing_functions(directory, compute_srcs, ops, target, error.message)
+            if problems:
+                detail = _compute_functions.message(problems, compute_srcs)
+        raise steps.fail(4, 'building the compute library', detail,
+                         ', '.join(compute_srcs), cause=error) from None
+    if not isinstance(libraries, list):
+        libraries = [libraries]
+    return libraries
+
+
+def _missing_functions(directory, compute_srcs, ops, target, output):
+    """After a failed compute build: the compute functions the link could
+    not find, if that is why it failed."""
+    if 'FAILED:' not in output or not re.search(r'^FAILED: \S+\.so$', output, re.M) or \
+            re.search(r'^FAILED: \S+\.packed\.so$', output, re.M):
+        return []
+    try:
+        wrapper = build_custom_op.generate_wrapper([op.schema for op in ops],
+                                                   [op.fn for op in ops], target=target)
+    except BuildError:
+        return []
+    return _compute_functions.diagnose(directory, compute_srcs, ops, wrapper, output)
+
+
+def _bundle_members(name, shape_path, libraries, directory, ops, target):
+    """Step 5: the bundle's members in the original's order (the host's
+    .ops record before metadata.json)."""
+    members = [(f'lib{name}shapefcn.so', _read(shape_path))]
+    for library in libraries:
+        members.append((os.path.basename(library), _read(library)))
+    computelibs = members[1:]
+    if target == 'host':
+        record = _bundle.host_record_name([base for base, _ in computelibs])
+        members.append((record, _read(os.path.join(directory, record))))
+    meta = _bundle.metadata(build_custom_op.versions, f'lib{name}shapefcn.so',
+                            [(op.namespace, op.op, op.fn, op.schema) for op in ops],
+                            computelibs, target)
+    members.append((_bundle.METADATA, _bundle.metadata_text(meta).encode('utf-8')))
+    return members
+
+
+def _read(path):
+    with open(path, 'rb') as stream:
+        return stream.read()
+
+
+def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[],
+         build_directory=None, multicore=False, verbose=False, *, target=None):
+    """Builds a library of custom ops and registers them.
+
+    name: the library's name (lib<name>.so, lib<name>shapefcn.so,
+    lib<name>customop.so).  compute_srcs: the kernels' C++ files.
+    shape_srcs: the shape functions' C++ files, which register the ops with
+    NEURON_LIBRARY (torchneuron/register.h).  extra_cflags: flags of both
+    builds; extra_include_paths: include directories of the shape library.
+    build_directory: where lib<name>.so is written (no bundle without it).
+    multicore: eight compute libraries, one per GPSIMD core.  verbose:
+    print each step and command.  target: 'xtensa' or 'host' (default:
+    $CUSTOM_OP_TARGET, else 'xtensa').
+
+    On the host target, torch.ops.<ns>.<op> then runs the kernel on the
+    emulated cores.  On the device target the ops are registered for
+    torch-neuronx when it is importable; else the bundle is still built
+    and a CustomOpWarning says that registering needs torch-neuronx.
+    Raises CustomOpError (a BuildError) naming the failed step and file.
+    """
+    _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
+              build_directory, multicore, verbose, target, register=True)
+
+
+def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
+              build_directory, multicore, verbose, target, register):
+    """load(); returns the bundle's path (None without a build_directory)."""
+    target = _target(target)
+    _check_name(name, 'load')
+    compute_srcs = _files(compute_srcs, 'compute_srcs')
+    shape_srcs = _files(shape_srcs, 'shape_srcs')
+    extra_cflags = _strings(extra_cflags, 'extra_cflags')
+    extra_include_paths = _strings(extra_include_paths, 'extra_include_paths')
+    _check_readable(shape_srcs, 'shape sources', f'load({name!r})')
+    _check_readable(compute_srcs, 'compute sources', f'load({name!r})')
+    steps = _Steps('load', name, 6)
+
+    try:
+        shape_path = _shape_library.build_and_load(name, shape_srcs, extra_cflags,
+                                                   extra_include_paths, verbose)
+    except _shape_library.ShapeLibraryError as error:
+        raise steps.fail(1, 'building the shape library', str(error),
+                         ', '.join(shape_srcs)) from None
+    ops = _loaded_shape_ops(shape_path, steps, 2)
+    if verbose:
+        for op in ops:
+            print(f'schemas for {op.qualified}: {op.schema}')
+
+    directory = tempfile.mkdtemp(prefix='build-custom-op.')
+    try:
+        if verbose:
+            print(f'Using temp dir: {directory}')
+        libraries = _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose,
+                                   target, directory, steps)
+        bundle_name = f'lib{name}.so'
+        try:
+            members = _bundle_members(name, shape_path, libraries, directory, ops, target)
+            data = _bundle.build_archive(members)
+        except OSError as error:
+            raise steps.fail(5, 'making the bundle', error.strerror,
+                             error.filename) from None
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+    bundle_path = None
+    if build_directory is not None:
+        bundle_path = os.path.join(os.fspath(build_directory), bundle_name)
+        try:
+            os.makedirs(os.fspath(build_directory), exist_ok=True)
+            if verbose:
+                print(f'writing {bundle_path}: {", ".join(n for n, _ in members)}')
+            _bundle.write_atomically(bundle_path, data)
+        except OSError as error:
+            raise steps.fail(5, 'writing the bundle', error.strerror, bundle_path) from None
+    if register:
+        bundle = _bundle.parse(bundle_path or bundle_name, data)
+        _register(bundle, shape_path, ops, target, steps, 6, verbose)
+    return bundle_path
+
+
+# --- load_library() -------------------------------------------------------------
+
+def load_library(libname, verbose=False, *, target=None):
+    """Registers the ops of a lib<name>.so bundle that load() wrote.
+
+    The bundle is extracted into a directory named by its md5 under
+    /var/tmp/neuron-custom-ops (or $BUILD_CUSTOM_OP_BUNDLES), once: into a
+    temporary directory that is then renamed.  Its metadata, shape library
+    and compute libraries are checked; a bundle built for the other target
+    is refused.  target: as for load().  Raises CustomOpError.
+    """
+    target = _target(target)
+    if isinstance(libname, bytes):
+        libname = os.fsdecode(libname)
+    if not isinstance(libname, (str, os.PathLike)):
+        raise TypeError(f'libname must be a string, but found: {type(libname)}')
+    libname = os.fspath(libname)
+    steps = _Steps('load_library', libname, 4)
+    try:
+        bundle = _bundle.read(libname, target)
+    except _bundle.WrongTarget as error:
+        raise steps.fail(1, 'reading the bundle',
+                         f'{error}: load it with target={error.target!r} (or set '
+                         f'{TARGET_VARIABLE}={error.target}), or build it again with '
+                         f'custom_op.load(..., target={target!r})', libname) from None
+    except _bundle.BundleError as error:
+        raise steps.fail(1, 'reading the bundle', str(error), libname) from None
+    try:
+        directory = _bundle.extract(bundle, verbose)
+    except _bundle.BundleError as error:
+        raise steps.fail(2, 'extracting the bundle', str(error), libname) from None
+    shape_path = os.path.join(directory, bundle.shapelib)
+    try:
+        shape_path = _shape_library.load_library(shape_path, bundle.member(bundle.shapelib))
+    except _shape_library.ShapeLibraryError as error:
+        raise steps.fail(3, 'loading the shape library', str(error), shape_path) from None
+    ops = _loaded_shape_ops(shape_path, steps, 3)
+    recorded = {(namespace, op): (fn, schema) for namespace, op, fn, schema in bundle.ops()}
+    found = {(op.namespace, op.op): (op.fn, op.schema) for op in ops}
+    if recorded != found:
+        differences = sorted(set(recorded.items()) ^ set(found.items()))
+        shown = '; '.join(f'{ns}::{op} -> {fn}, {schema}' for (ns, op), (fn, schema)
+                          in differences)
+        raise steps.fail(3, 'checking the shape library',
+                         f'the ops of {bundle.shapelib} differ from those metadata.json '
+                         f'records ({shown}); rebuild the bundle', libname)
+    _register(bundle, shape_path, ops, target, steps, 4, verbose, directory)
+
+
+# --- registering ----------------------------------------------------------------
+
+# (namespace, op) -> the shape function (the op the shape library defines).
+_shape_functions = {}
+
+
+def _shape_function(op):
+    namespace = getattr(torch.ops, op.namespace)
+    current = namespace.__dict__.get(op.op)
+    if (op.namespace, op.op) in _shape_functions and current is not None and \
+            not isinstance(current, torch._ops.OpOverloadPacket):
+        return _shape_functions[(op.namespace, op.op)]
+    function = getattr(namespace, op.op)
+    _shape_functions[(op.namespace, op.op)] = function
+    return function
+
+
+def _register(bundle, shape_path, ops, target, steps, number, verbose, directory=None):
+    """Replaces torch.ops.<ns>.<op> of each op, as the original does."""
+    try:
+        if directory is None:
+            directory = _bundle.extract(bundle, verbose)
+    except _bundle.BundleError as error:
+        raise steps.fail(number, 'registering the ops', str(error), bundle.path) from None
+    computelibs = [os.path.join(directory, name) for name in bundle.computelibs]
+    shapes = {op.qualified: _shape_function(op) for op in ops}
+    if target == 'host':
+        registered = _register_host(bundle, directory, ops, shapes, steps, number)
+    else:
+        registered = _register_device(bundle, computelibs, ops, shapes)
+    for op in ops:
+        setattr(getattr(torch.ops, op.namespace), op.op, registered[op.qualified])
+        if verbose:
+            print(f'registered torch.ops.{op.namespace}.{op.op}')
+
+
+def _register_host(bundle, directory, ops, shapes, steps, number):
+    from build_custom_op import _host_ops
+    try:
+        from build_custom_op import runner
+    except ImportError as error:
+        raise steps.fail(number, 'registering the ops',
+                         f'the host target needs build_custom_op.runner: {error}',
+                         bundle.path) from None
+    base = os.path.join(directory, _bundle.host_record_name(bundle.computelibs)[:-len('.ops')])
+    try:
+        library = _host_ops.HostLibrary(base, runner)
+        return {op.qualified: _host_ops.HostOp(op, op.schema, shapes[op.qualified], library)
+                for op in ops}
+    except (runner.RunError, LookupError, OSError) as error:
+        raise steps.fail(number, 'registering the ops', str(error), base) from None
+
+
+class _NeedsNeuron:
+    """torch.ops.<ns>.<op> of a device build when torch-neuronx is missing:
+    calling it says so rather than running the shape function, whose
+    result is not the op's."""
+
+    def __init__(self, op):
+        self.qualified = op.qualified
+        self.__name__ = op.op
+
+    def __call__(self, *args, **kwargs):
+        raise CustomOpError(f'{self.qualified} is built for the device (target \'xtensa\'), '
+                            'and running it needs torch-neuronx (pip install torch-neuronx); '
+                            "build it with target='host' to run it on this machine's "
+                            'emulated cores', 'running the op')
+
+
+def _caller_stacklevel():
+    """The stacklevel of warnings.warn that points at the first caller
+    outside this package."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_globals.get('__name__', '').startswith(
+            'build_custom_op'):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def _register_device(bundle, computelibs, ops, shapes):
+    try:
+        from torch_neuronx.xla_impl.ops import CustomCppOp
+    except ImportError:
+        warnings.warn(f'{bundle.path}: registering the ops of the device target needs '
+                      'torch-neuronx, which is not importable here; the bundle is built, '
+                      f'and {", ".join(op.qualified for op in ops)} raise an error when '
+                      "called (target='host' runs them on this machine)",
+                      CustomOpWarning, stacklevel=_caller_stacklevel())
+        return {op.qualified: _NeedsNeuron(op) for op in ops}
+    versions = bundle.metadata['versions']
+    return {op.qualified: CustomCppOp(op.fn, shapes[op.qualified], ','.join(computelibs),
+                                      bundle.metadata['computelib']['id'],
+                                      versions['ulib_to_ucode_version'],
+                                      versions['ulib_to_isa_version'])
+            for op in ops}

@@ -1,0 +1,21 @@
+# torchneuron.mk - the PyTorch level: torchneuron/register.h, the tests of
+# build_custom_op.custom_op and the MLP demo (included by Makefile).
+TORCH_TESTS = tests/torch/test_archive.py tests/torch/test_register.py \
+	tests/torch/test_device.py tests/torch/test_host.py tests/torch/test_mlp.py
+TESTS += $(TORCH_TESTS)
+INSTALL_TARGETS += install-torchneuron
+
+# The MLP of the official customop_mlp samples, trained with its relu on the
+# emulated cores and checked against torch.relu (needs PyTorch).
+demo-torch: programs
+	sh examples/mlp/demo.sh
+
+# register.h goes under $(INCLUDEDIR); the installed package records where.
+install-torchneuron: install-python
+	mkdir -p $(DESTDIR)$(INCLUDEDIR)/torchneuron
+	cp sdk/torchneuron/include/torchneuron/register.h $(DESTDIR)$(INCLUDEDIR)/torchneuron/
+	sed "s|^_INSTALLED_INCLUDEDIR = '@INCLUDEDIR@'$$|_INSTALLED_INCLUDEDIR = '$(INCLUDEDIR)'|" \
+		python/build_custom_op/_shape_library.py \
+		>$(DESTDIR)$(PYTHONDIR)/build_custom_op/_shape_library.py
+
+.PHONY: demo-torch install-torchneuron

@@ -1,0 +1,268 @@
+"""test_device.py - custom_op.load() and load_library() for the device
+target, against the fake Xtensa toolchain and SDK of tests/fake: the
+compute build's commands, the bundle, multicore, a missing compute
+function, and bundles that load_library() must refuse."""
+
+import glob
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import unittest
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture  # noqa: E402
+import tap  # noqa: E402
+
+FUNCTIONS = [fn for _, _, fn, _ in fixture.OPS]
+SCHEMAS = [schema for _, _, _, schema in fixture.OPS]
+VERSIONS = {'ulib_to_ucode_version': '1.21.1.0', 'ulib_to_isa_version': '1.0.2520.0'}
+
+
+def expected_metadata(computelibs, first_library_bytes):
+    ops = {}
+    for namespace, op, fn, schema in fixture.OPS:
+        ops.setdefault(namespace, {})[op] = {'fn': fn, 'schema': schema}
+    return {'versions': VERSIONS, 'shapelib': 'libfixtureshapefcn.so', 'ops': ops,
+            'computelibs': {'names': computelibs},
+            'computelib': {'id': hashlib.md5(first_library_bytes).hexdigest()}}
+
+
+class DeviceTest(tap.FakeToolchainTest):
+    def setUp(self):
+        super().setUp()
+        from build_custom_op import _archive, custom_op
+        self.archive = _archive
+        self.custom_op = custom_op
+        self.write('src/kernels.cpp', 'int kernels;\n')
+        os.environ['BUILD_CUSTOM_OP_BUNDLES'] = os.path.join(self.work, 'bundles')
+        os.mkdir('tmp')
+        self.saved_tempdir = tempfile.tempdir
+        tempfile.tempdir = os.path.join(self.work, 'tmp')
+        self.addCleanup(setattr, tempfile, 'tempdir', self.saved_tempdir)
+
+    def load(self, **options):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            fixture.load(['src/kernels.cpp'], **options)
+        return [str(warning.message) for warning in caught]
+
+    def members(self, path):
+        with open(path, 'rb') as stream:
+            return self.archive.read(stream.read())
+
+    def temporary_directories(self):
+        return os.listdir(tempfile.tempdir)
+
+    def test_the_compute_build_runs_the_commands_of_compile(self):
+        self.load(build_directory='out')
+        ours = self.logged()
+        self.assertEqual(self.temporary_directories(), [])
+        temporary = re.search(r'(\S*/build-custom-op\.[^/\s]+)/', ours[0]).group(1)
+        self.assertTrue(temporary.startswith(tempfile.tempdir + '/build-custom-op.'), temporary)
+        os.remove(self.log)
+        # The call the original makes for the schemas it derives.
+        import build_custom_op
+        reference = os.path.join(self.work, 'reference')
+        build_custom_op.compile(name='libfixturecustomop.so', fn_names=FUNCTIONS,
+                                src_files=['src/kernels.cpp'], schema=SCHEMAS,
+                                build_directory=reference, cflags=fixture.FLAGS)
+        theirs = self.logged()
+        # The compiles run in parallel: their order in the log varies.
+        self.assertEqual(sorted(line.replace(temporary, 'DIR') for line in ours),
+                         sorted(line.replace(reference, 'DIR') for line in theirs))
+        self.assertEqual(len(ours), 4)  # kernels.cpp, wrapper.cpp, the link, the pack
+        self.assertIn(' -DFIXTURE_FLAG=1 ', ours[0])   # extra_cflags reach the build
+        self.assertNotIn('fixtures/include', '\n'.join(ours))  # extra_include_paths do not
+
+    def test_the_bundle_and_its_metadata(self):
+        self.load(build_directory='out')
+        members = self.members('out/libfixture.so')
+        self.assertEqual([name for name, _ in members],
+                         ['libfixtureshapefcn.so', 'libfixturecustomop.packed.so',
+                          'metadata.json'])
+        contents = dict(members)
+        from build_custom_op import _shape_library
+        shape_library = os.path.join(_shape_library.cache_root(), 'shape-libraries')
+        cached = glob.glob(os.path.join(shape_library, 'fixture-*', 'libfixtureshapefcn.so'))
+        self.assertIn(contents['libfixtureshapefcn.so'],
+                      [open(path, 'rb').read() for path in cached])
+        self.assertTrue(contents['libfixturecustomop.packed.so'].startswith(b'packed '))
+        expected = expected_metadata(['libfixturecustomop.packed.so'],
+                                     contents['libfixturecustomop.packed.so'])
+        self.assertEqual(json.loads(contents['metadata.json']), expected)
+        # The text json.dump writes: the keys in the original's order.
+        self.assertEqual(contents['metadata.json'].decode(), json.dumps(expected))
+        self.assertEqual(list(json.loads(contents['metadata.json'])),
+                         ['versions', 'shapelib', 'ops', 'computelibs', 'computelib'])
+        self.assertEqual(sorted(os.listdir('out')), ['libfixture.so'])
+
+    def test_multicore_bundles_eight_compute_libraries(self):
+        self.load(build_directory='out', multicore=True)
+        members = self.members('out/libfixture.so')
+        names = [f'libfixturecustomop_cpu{i}.packed.so' for i in range(8)]
+        self.assertEqual([name for name, _ in members],
+                         ['libfixtureshapefcn.so'] + names + ['metadata.json'])
+        contents = dict(members)
+        self.assertEqual(json.loads(contents['metadata.json']),
+                         expected_metadata(names, contents[names[0]]))
+        self.assertEqual(sum(1 for line in self.logged() if 'xt-pkg-loadlib' in line), 8)
+
+    def test_no_bundle_without_a_build_directory(self):
+        messages = self.load()
+        self.assertEqual(sorted(os.listdir('.')), ['bundles', 'log', 'sdk', 'src', 'tmp'])
+        self.assertEqual(self.temporary_directories(), [])
+        self.assertEqual(len(os.listdir('bundles')), 1)   # what registering uses
+        self.assertEqual(len(messages), 1)
+        self.assertIn('registering the ops of the device target needs torch-neuronx',
+                      messages[0])
+
+    def test_a_compute_function_missing_from_the_sources(self):
+        os.environ['FAKE_UNDEFINED'] = 'twice'
+        with self.assertRaises(self.custom_op.CustomOpError) as caught:
+            self.load(build_directory='out')
+        where = f'{fixture.FIXTURES}/shape_more.cpp:{fixture.line_of(fixture.SHAPES[1], "twice")}'
+        self.assertEqual(
+            caught.exception.message,
+            "load('fixture'): step 4 of 6, building the compute library [src/kernels.cpp]: "
+            f'op test_ops::twice (registered at {where}) runs the compute function twice, '
+            'but no compute source defines it (the link reports an undefined reference).\n'
+            '  It must be defined in one of the compute sources (src/kernels.cpp) as:\n'
+            '    at::Tensor twice(const at::Tensor&)')
+        self.assertEqual(caught.exception.step, 'building the compute library')
+        self.assertEqual(caught.exception.kind, 'step')
+        self.assertFalse(os.path.exists('out'))
+        self.assertEqual(self.temporary_directories(), [])
+
+    def test_load_library_on_our_bundle(self):
+        self.load(build_directory='out')
+        import torch
+        os.chdir('out')   # a relative path
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            self.custom_op.load_library('libfixture.so')
+        self.assertEqual(len(caught), 1)
+        self.assertEqual(caught[0].filename, __file__)   # points at the caller
+        with open('libfixture.so', 'rb') as stream:
+            md5 = hashlib.md5(stream.read()).hexdigest()
+        extracted = os.path.join(self.work, 'bundles', md5)
+        self.assertEqual(sorted(os.listdir(extracted)),
+                         ['libfixturecustomop.packed.so', 'libfixtureshapefcn.so',
+                          'metadata.json'])
+        self.assertEqual(os.listdir(os.path.join(self.work, 'bundles')), [md5])
+        with self.assertRaises(self.custom_op.CustomOpError) as raised:
+            torch.ops.test_ops.scale(torch.ones(2), 1, 2.0, 3)
+        self.assertEqual(raised.exception.message,
+                         "test_ops::scale is built for the device (target 'xtensa'), and "
+                         'running it needs torch-neuronx (pip install torch-neuronx); build it '
+                         "with target='host' to run it on this machine's emulated cores")
+        # A second load finds the extraction and uses it as it is.
+        before = os.stat(extracted).st_ino
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            self.custom_op.load_library(os.path.abspath('libfixture.so'))
+        self.assertEqual(os.stat(extracted).st_ino, before)
+        # One that lost a member is extracted again.
+        os.remove(os.path.join(extracted, 'metadata.json'))
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            self.custom_op.load_library('libfixture.so')
+        self.assertTrue(os.path.exists(os.path.join(extracted, 'metadata.json')))
+        self.assertEqual(os.listdir(os.path.join(self.work, 'bundles')), [md5])
+
+    def refused(self, data, message, target=None):
+        with open('bad.so', 'wb') as stream:
+            stream.write(data)
+        with self.assertRaises(self.custom_op.CustomOpError) as caught:
+            self.custom_op.load_library('bad.so', target=target)
+        self.assertEqual(caught.exception.message,
+                         "load_library('bad.so'): step 1 of 4, reading the bundle [bad.so]: "
+                         + message)
+        self.assertFalse(os.path.exists('bundles') and os.listdir('bundles'))
+
+    def good_bundle(self):
+        self.load(build_directory='out')
+        with open('out/libfixture.so', 'rb') as stream:
+            return stream.read()
+
+    def test_a_corrupt_bundle(self):
+        data = self.good_bundle()
+        shutil.rmtree('bundles')
+        size = len(dict(self.archive.read(data))['metadata.json'])
+        self.refused(data[:-100], 'bad.so is not a custom-op bundle (an ar archive made by '
+                     'custom_op.load()): the member at byte '
+                     f'{data.rindex(b"metadata.json/")} needs {size} bytes, but the file '
+                     f'ends {100 - size % 2} bytes early')  # an odd size has a padding byte
+        self.refused(b'\x7fELF\x02\x01\x01' + bytes(100),
+                     'bad.so is not a custom-op bundle (an ar archive made by '
+                     'custom_op.load()): it does not start with the ar magic "!<arch>"')
+
+    def test_a_bundle_missing_a_member(self):
+        members = [m for m in self.archive.read(self.good_bundle())
+                   if m[0] != 'libfixturecustomop.packed.so']
+        shutil.rmtree('bundles')
+        self.refused(self.archive.build(members),
+                     'bad.so has no member libfixturecustomop.packed.so, which metadata.json '
+                     'names; rebuild the bundle with custom_op.load()')
+        self.refused(self.archive.build(members[:1]),
+                     'bad.so has no metadata.json: it is not a bundle made by '
+                     'custom_op.load(), or it was cut short (it holds: libfixtureshapefcn.so)')
+
+    def test_a_bundle_of_the_other_target(self):
+        data = self.good_bundle()
+        shutil.rmtree('bundles')
+        self.refused(data, "bad.so was built for the device (target='xtensa'), not for the "
+                     "host's emulated cores (target='host'): load it with target='xtensa' "
+                     "(or set CUSTOM_OP_TARGET=xtensa), or build it again with "
+                     "custom_op.load(..., target='host')", target='host')
+        os.environ['CUSTOM_OP_TARGET'] = 'host'
+        self.refused(data, "bad.so was built for the device (target='xtensa'), not for the "
+                     "host's emulated cores (target='host'): load it with target='xtensa' "
+                     "(or set CUSTOM_OP_TARGET=xtensa), or build it again with "
+                     "custom_op.load(..., target='host')")
+
+    def test_metadata_that_is_not_json(self):
+        members = [(name, b'{"versions": {' if name == 'metadata.json' else data)
+                   for name, data in self.archive.read(self.good_bundle())]
+        shutil.rmtree('bundles')
+        self.refused(self.archive.build(members),
+                     'metadata.json in bad.so is not JSON (Expecting property name enclosed '
+                     'in double quotes: line 1 column 15 (char 14)); rebuild the bundle with '
+                     'custom_op.load()')
+        members = [(name, b'{"versions": 3}' if name == 'metadata.json' else data)
+                   for name, data in members]
+        self.refused(self.archive.build(members),
+                     "metadata.json in bad.so is not a bundle's metadata: it has no "
+                     '"shapelib"')
+
+    def test_a_compute_library_changed_after_the_bundle_was_made(self):
+        members = [(name, data + b'!' if name.endswith('.packed.so') else data)
+                   for name, data in self.archive.read(self.good_bundle())]
+        shutil.rmtree('bundles')
+        changed = hashlib.md5(dict(members)['libfixturecustomop.packed.so']).hexdigest()
+        recorded = json.loads(dict(members)['metadata.json'])['computelib']['id']
+        self.refused(self.archive.build(members),
+                     f'bad.so: the md5 of libfixturecustomop.packed.so is {changed}, but '
+                     f'metadata.json records {recorded}: the member was changed after the '
+                     'bundle was made; rebuild it')
+
+    def test_the_target_argument(self):
+        from build_custom_op import custom_op
+        for value, origin in (('arm', 'target'), (None, '$CUSTOM_OP_TARGET')):
+            os.environ['CUSTOM_OP_TARGET'] = 'gpu'
+            with self.subTest(target=value):
+                with self.assertRaises(custom_op.CustomOpError) as caught:
+                    custom_op.load_library('whatever.so', target=value)
+                shown = repr(value) if value else "'gpu'"
+                self.assertEqual(caught.exception.message,
+                                 f"{origin} is {shown}: use 'xtensa' (the device) or 'host' "
+                                 '(the emulated cores of this machine)')
+                self.assertEqual(caught.exception.kind, 'usage')
+
+
+if __name__ == '__main__':
+    tap.main(needs_torch=True)
