@@ -141,7 +141,7 @@ class _Steps:
     """Turns each step's failure into a CustomOpError that names it."""
 
     def __init__(self, function, name, count):
-        self.function = f'{function}({name!r})'
+        self.function = function if name is None else f'{function}({name!r})'
         self.count = count
 
     def fail(self, number, description, detail, path=None, cause=None):
@@ -259,17 +259,18 @@ def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[]
 
 
 def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
-              build_directory, multicore, verbose, target, register):
-    """load(); returns the bundle's path (None without a build_directory)."""
+              build_directory, multicore, verbose, target, register, caller=None):
+    """load(); returns the bundle's path (None without a build_directory).
+    caller names the call in messages (default: load('NAME'))."""
     target = _target(target)
-    _check_name(name, 'load')
+    _check_name(name, 'load' if caller is None else caller)
     compute_srcs = _files(compute_srcs, 'compute_srcs')
     shape_srcs = _files(shape_srcs, 'shape_srcs')
     extra_cflags = _strings(extra_cflags, 'extra_cflags')
     extra_include_paths = _strings(extra_include_paths, 'extra_include_paths')
-    _check_readable(shape_srcs, 'shape sources', f'load({name!r})')
-    _check_readable(compute_srcs, 'compute sources', f'load({name!r})')
-    steps = _Steps('load', name, 6)
+    steps = _Steps('load', name, 6) if caller is None else _Steps(caller, None, 6)
+    _check_readable(shape_srcs, 'shape sources', steps.function)
+    _check_readable(compute_srcs, 'compute sources', steps.function)
 
     try:
         shape_path = _shape_library.build_and_load(name, shape_srcs, extra_cflags,

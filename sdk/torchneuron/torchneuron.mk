@@ -19,3 +19,12 @@ install-torchneuron: install-python
 		>$(DESTDIR)$(PYTHONDIR)/build_custom_op/_shape_library.py
 
 .PHONY: demo-torch install-torchneuron
+
+# The PyTorch-level benchmarks (bench/torch_bench.py; results in
+# bench/README.md), also run by make bench.
+bench-torch: programs
+	python3 bench/torch_bench.py $(BENCH_FLAGS)
+
+bench: bench-torch
+
+.PHONY: bench-torch

@@ -6,6 +6,7 @@ registration that PyTorch refuses."""
 import ctypes
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -153,6 +154,31 @@ class RegisterTest(unittest.TestCase):
                          f'{copy}: PyTorch refused a registration: {error}. A namespace can be '
                          'defined by one library of a process: if an earlier version of this '
                          'shape library is loaded, start a new Python process')
+
+    def test_register_h_is_found_in_the_tree_and_installed(self):
+        from build_custom_op import _shape_library
+        self.assertEqual(_shape_library.include_directory(),
+                         os.path.join(fixture.TOP, 'sdk', 'torchneuron', 'include'))
+        work = tempfile.mkdtemp(prefix='bco-register-test.')
+        self.addCleanup(shutil.rmtree, work, ignore_errors=True)
+        prefix = os.path.join(work, 'prefix')
+        done = subprocess.run(['make', '-s', '--no-print-directory', '-C', fixture.TOP,
+                               'install-torchneuron', 'PREFIX=' + prefix, 'DESTDIR='],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.assertEqual((done.returncode, done.stdout), (0, ''))
+        with open(os.path.join(prefix, 'include', 'torchneuron', 'register.h')) as stream:
+            with open(os.path.join(_shape_library.include_directory(), 'torchneuron',
+                                   'register.h')) as original:
+                self.assertEqual(stream.read(), original.read())
+        code = ('from build_custom_op import _shape_library\n'
+                'print(_shape_library.include_directory())\n')
+        environment = dict(os.environ,
+                           PYTHONPATH=os.path.join(prefix, 'lib', 'python3', 'dist-packages'))
+        environment.pop('BUILD_CUSTOM_OP_INCLUDE', None)
+        done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                              env=environment, cwd=work)
+        self.assertEqual((done.returncode, done.stdout), (0, os.path.join(prefix, 'include') +
+                                                          '\n'), done.stderr)
 
 
 if __name__ == '__main__':
