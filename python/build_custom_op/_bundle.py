@@ -84,8 +84,21 @@ def build_archive(members):
 
 def write_atomically(path, data):
     """Writes data to path through a temporary file in the same directory
-    and a rename: no half-written file is ever at path."""
-    directory = os.path.dirname(os.path.abspath(path))
+    and a rename: no half-written file is ever at path.  A symbolic link is
+    followed (the file it names is replaced); a device or a FIFO is written
+    through; a directory is refused."""
+    path = os.path.realpath(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        info = None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        with open(path, 'wb') as stream:
+            stream.write(data)
+        return
+    directory = os.path.dirname(path)
     descriptor, temporary = tempfile.mkstemp(prefix='.' + os.path.basename(path) + '.',
                                              dir=directory)
     try:

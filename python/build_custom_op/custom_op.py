@@ -185,8 +185,11 @@ def _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose, ta
         if error.schema_index is not None and 0 <= error.schema_index < len(ops):
             op = ops[error.schema_index]
             where = f' (registered at {op.source})' if op.source else ''
-            detail = f'the schema PyTorch infers for {op.qualified}{where} from its shape ' \
-                     f'function cannot be built:\n{detail}'
+            detail = f'op {op.qualified}{where}: {detail}'
+            if error.column is not None:
+                detail += ('\nPyTorch infers the schema from the shape function\'s C++ '
+                           'signature: its arguments can be torch::Tensor, torch::Scalar, '
+                           'double and int64_t, and it returns one torch::Tensor')
         elif error.kind == 'step':
             problems = _missing_functions(directory, compute_srcs, ops, target, error.message)
             if problems:
@@ -303,6 +306,9 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
     if build_directory is not None:
         bundle_path = os.path.join(os.fspath(build_directory), bundle_name)
         try:
+            if os.path.exists(build_directory) and not os.path.isdir(build_directory):
+                raise steps.fail(5, 'writing the bundle', f'the build_directory {build_directory} '
+                                 'is not a directory', bundle_path)
             os.makedirs(os.fspath(build_directory), exist_ok=True)
             if verbose:
                 print(f'writing {bundle_path}: {", ".join(n for n, _ in members)}')

@@ -101,6 +101,23 @@ class DeviceTest(tap.FakeToolchainTest):
                          ['versions', 'shapelib', 'ops', 'computelibs', 'computelib'])
         self.assertEqual(sorted(os.listdir('out')), ['libfixture.so'])
 
+    def test_the_bundle_is_written_through_a_symlink_and_never_half(self):
+        os.mkdir('elsewhere')
+        os.mkdir('out')
+        os.symlink('../elsewhere/kept.so', 'out/libfixture.so')
+        self.load(build_directory='out')
+        self.assertEqual(os.readlink('out/libfixture.so'), '../elsewhere/kept.so')
+        self.assertEqual(os.listdir('elsewhere'), ['kept.so'])
+        self.assertEqual([name for name, _ in self.members('elsewhere/kept.so')][-1],
+                         'metadata.json')
+        self.write('file', 'not a directory\n')
+        with self.assertRaises(self.custom_op.CustomOpError) as caught:
+            self.load(build_directory='file')
+        self.assertEqual(caught.exception.message,
+                         "load('fixture'): step 5 of 6, writing the bundle [file/libfixture.so]: "
+                         'the build_directory file is not a directory')
+        self.assertEqual(self.temporary_directories(), [])
+
     def test_multicore_bundles_eight_compute_libraries(self):
         self.load(build_directory='out', multicore=True)
         members = self.members('out/libfixture.so')
