@@ -28,3 +28,10 @@ bench-torch: programs
 bench: bench-torch
 
 .PHONY: bench-torch
+
+# make lint also compiles register.h with the warnings of the project's code.
+lint: lint-register-h
+lint-register-h:
+	sh sdk/torchneuron/check-register-h.sh
+
+.PHONY: lint-register-h

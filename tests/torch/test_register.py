@@ -162,9 +162,14 @@ class RegisterTest(unittest.TestCase):
         work = tempfile.mkdtemp(prefix='bco-register-test.')
         self.addCleanup(shutil.rmtree, work, ignore_errors=True)
         prefix = os.path.join(work, 'prefix')
+        # A make of its own, not a part of the make that runs the tests
+        # (whose jobserver it would not get).
+        alone = {key: value for key, value in os.environ.items()
+                 if key not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')}
         done = subprocess.run(['make', '-s', '--no-print-directory', '-C', fixture.TOP,
                                'install-torchneuron', 'PREFIX=' + prefix, 'DESTDIR='],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env=alone)
         self.assertEqual((done.returncode, done.stdout), (0, ''))
         with open(os.path.join(prefix, 'include', 'torchneuron', 'register.h')) as stream:
             with open(os.path.join(_shape_library.include_directory(), 'torchneuron',

@@ -1,0 +1,33 @@
+#!/bin/sh
+# check-register-h.sh - make lint: torchneuron/register.h in a shape source
+# of the tests' fixture (two NEURON_LIBRARY blocks, one adding to a namespace
+# defined elsewhere), compiled against PyTorch's headers with the project's
+# warnings as errors, by g++ and by clang++.  (load() compiles shape
+# libraries with torch's own flags, which enable no warnings.)
+set -eu
+cd "$(dirname "$0")/../.."
+python=
+for candidate in /usr/bin/python3 python3; do
+	if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import torch' 2>/dev/null; then
+		python=$candidate
+		break
+	fi
+done
+if [ -z "$python" ]; then
+	echo "check-register-h: needs PyTorch's headers: apt-get install python3-torch" >&2
+	exit 1
+fi
+includes=$("$python" -c 'import torch.utils.cpp_extension as c; print(" ".join("-isystem" + p for p in c.include_paths()))' 2>/dev/null)
+status=0
+for compiler in g++ clang++; do
+	if ! command -v "$compiler" >/dev/null 2>&1; then
+		echo "check-register-h: $compiler is not installed" >&2
+		status=1
+		continue
+	fi
+	# shellcheck disable=SC2086 # $includes holds one word per directory
+	"$compiler" -std=c++14 -fsyntax-only -Wall -Wextra -Wpedantic -Wshadow -Werror \
+		$includes -Isdk/torchneuron/include -Itests/torch/fixtures/include \
+		tests/torch/fixtures/shape_more.cpp || status=1
+done
+exit $status
