@@ -191,6 +191,47 @@ class DeviceTest(tap.FakeToolchainTest):
         self.assertTrue(os.path.exists(os.path.join(extracted, 'metadata.json')))
         self.assertEqual(os.listdir(os.path.join(self.work, 'bundles')), [md5])
 
+    def test_with_torch_neuronx_the_ops_are_registered_as_the_original_does(self):
+        # A stand-in for torch_neuronx.xla_impl.ops.CustomCppOp that keeps
+        # its arguments.
+        package = os.path.join(self.work, 'fake_neuronx')
+        os.makedirs(os.path.join(package, 'torch_neuronx', 'xla_impl'))
+        for name in ('torch_neuronx/__init__.py', 'torch_neuronx/xla_impl/__init__.py'):
+            self.write(os.path.join(package, name), '')
+        self.write(os.path.join(package, 'torch_neuronx', 'xla_impl', 'ops.py'),
+                   'class CustomCppOp:\n'
+                   '    def __init__(self, *arguments):\n'
+                   '        self.arguments = arguments\n')
+        sys.path.insert(0, package)
+        self.addCleanup(sys.path.remove, package)
+        self.addCleanup(lambda: [sys.modules.pop(name) for name in list(sys.modules)
+                                 if name.startswith('torch_neuronx')])
+        import torch
+        for load in (lambda: fixture.load(['src/kernels.cpp'], 'out', multicore=True),
+                     lambda: self.custom_op.load_library('out/libfixture.so')):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter('always')
+                load()
+            self.assertEqual([str(warning.message) for warning in caught], [])
+            registered = torch.ops.test_ops.scale
+            self.assertEqual(type(registered).__name__, 'CustomCppOp')
+            fn, shape, libraries, identity, ucode, isa = registered.arguments
+            self.assertEqual(fn, 'scale')
+            self.assertIsInstance(shape, torch._ops.OpOverloadPacket)
+            self.assertEqual(str(shape.default._schema),
+                             'test_ops::scale(Tensor _0, Scalar _1, float _2, int _3) -> '
+                             'Tensor _0')
+            paths = libraries.split(',')
+            self.assertEqual([os.path.basename(path) for path in paths],
+                             [f'libfixturecustomop_cpu{i}.packed.so' for i in range(8)])
+            directory = os.path.dirname(paths[0])
+            self.assertEqual(os.path.dirname(directory), os.path.join(self.work, 'bundles'))
+            with open(paths[0], 'rb') as stream:
+                self.assertEqual(identity, hashlib.md5(stream.read()).hexdigest())
+            self.assertEqual((ucode, isa), ('1.21.1.0', '1.0.2520.0'))
+            self.assertEqual(getattr(torch.ops.test_more, fixture.LONG_OP).arguments[0],
+                             'long_named')
+
     def refused(self, data, message, target=None):
         with open('bad.so', 'wb') as stream:
             stream.write(data)
