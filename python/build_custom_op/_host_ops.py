@@ -32,10 +32,23 @@ class HostLibrary:
 
     def __init__(self, path, runner):
         self.path = path
+        self.runner = runner
         self.library = runner.open(path)
         self.lock = threading.Lock()
         self.kinds = {op.name: op.kinds for op in self.library.ops}
         self.signatures = {op.name: op.signature for op in self.library.ops}
+
+    def run(self, fn, args, shape, dtype):
+        with self.lock:
+            try:
+                return self.library.run(fn, *args, shape=shape, dtype=dtype)
+            except self.runner.RunError as error:
+                # After a time limit the runner stops the cores and its
+                # library runs no more ops: the next call gets a new one.
+                if getattr(error, 'kind', None) == 'timeout':
+                    self.library.close()
+                    self.library = self.runner.open(self.path)
+                raise
 
 
 class HostOp:
@@ -108,6 +121,5 @@ class HostOp:
             raise ValueError(f'the shape function of {self.qualified} returned dtype '
                              f'{str(result.dtype).replace("torch.", "")}, which the device '
                              f'does not have; its dtypes are {_dtype_names()}')
-        with self.library.lock, torch.no_grad():
-            return self.library.library.run(self.fn, *args, shape=tuple(result.shape),
-                                            dtype=result.dtype)
+        with torch.no_grad():
+            return self.library.run(self.fn, args, tuple(result.shape), result.dtype)
