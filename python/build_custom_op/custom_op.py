@@ -286,7 +286,12 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
         for op in ops:
             print(f'schemas for {op.qualified}: {op.schema}')
 
-    directory = tempfile.mkdtemp(prefix='build-custom-op.')
+    try:
+        directory = tempfile.mkdtemp(prefix='build-custom-op.')
+    except OSError as error:
+        raise steps.fail(4, 'building the compute library', 'cannot create a temporary '
+                         f'directory: {error.strerror}; set TMPDIR to a writable directory',
+                         error.filename) from None
     try:
         if verbose:
             print(f'Using temp dir: {directory}')
