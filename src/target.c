@@ -30,9 +30,12 @@ static const char *const xtensa_common_flags[] = {
 };
 static const char *const xtensa_compile_only_flags[] = { "-MMD", "-MP", "-fpic", "-mlongcalls", "-c" };
 /* The device compiles kernels with clang, C++14, -Wall -Werror; the host
- * does too, so a kernel the device refuses for a warning is refused here. */
+ * does too, so a kernel the device refuses for a warning is refused here.
+ * -fstack-clash-protection makes a big frame touch each page on its way
+ * down, so any overflow of a core stack faults in that stack's guard. */
 static const char *const host_compile_flags[] = {
 	"-std=c++14", "-fPIC", "-O2", "-g", "-MMD", "-MP", "-Wall", "-Werror",
+	"-fstack-clash-protection",
 };
 /* Warnings that exist only because the host is 64-bit and the device
  * 32-bit stay warnings; target_explain_output says why when one shows.

@@ -52,7 +52,7 @@ host_build() {
 	for source in $sources; do
 		base=$(basename "$source" .cpp)
 		# shellcheck disable=SC2086 # cflags are words
-		"$HOST_CXX" -std=c++14 -fPIC -O2 -g -Wall -Werror $cflags -I"$SDK/include" \
+		"$HOST_CXX" -std=c++14 -fPIC -O2 -g -Wall -Werror -fstack-clash-protection $cflags -I"$SDK/include" \
 			-c -o "$dir/$base.o" "$source" >>"$dir/build.log" 2>&1 || return 1
 		objects="$objects $dir/$base.o"
 	done

@@ -58,6 +58,7 @@ rejected "an unused variable is an error, as under the device's -Wall -Werror" \
 "$BCO" --emit-wrapper "$WORK/wrapper.cpp" --target host --op "$RELU"
 rejected "STACK_SIZE above 4 MB does not compile" "STACK_SIZE cannot be greater than 4MB." \
 	"$WORK/wrapper.cpp" -DSTACK_SIZE=0x400001
+rejected "a negative STACK_SIZE does not compile" "STACK_SIZE cannot be negative." "$WORK/wrapper.cpp" -DSTACK_SIZE=-1
 
 # The warnings only a 64-bit host gives stay warnings, each with its note.
 run_bco --target host -B "$WORK/host_only" --name host_only \
@@ -82,7 +83,7 @@ chmod +x "$WORK/tools/g++-12"
 ln -s "$WORK/tools/g++-12" "$WORK/with_clang/clang++"
 ln -s "$WORK/tools/g++-12" "$WORK/with_clang/g++"
 ln -s "$WORK/tools/g++-12" "$WORK/without_clang/c++"
-COMMON="-std=c++14 -fPIC -O2 -g -MMD -MP -Wall -Werror -Wno-error=format -Wno-error=int-to-pointer-cast -Wno-error=narrowing"
+COMMON="-std=c++14 -fPIC -O2 -g -MMD -MP -Wall -Werror -fstack-clash-protection -Wno-error=format -Wno-error=int-to-pointer-cast -Wno-error=narrowing"
 TAIL="-I$SDK/include -c -o $WORK/n/probe.o $WORK/probe.cpp"
 # compile_with ENVIRONMENT...: the probe's compile command under env.
 compile_with() {

@@ -20,6 +20,7 @@ struct MarshalState {
     int cursor;        // the next position, for pulls without a counter
     int setup_counter; // the __COUNTER__ of the wrapper's customop_setup
     bool wrote_output; // get_dst_tensor() was called
+    const at::Tensor *returned; // what customop_return_tensor was given
 };
 
 // A pull without a counter takes the cursor's position.
@@ -92,6 +93,12 @@ void marshal_reset()
     state.cursor = 0;
     state.setup_counter = no_counter;
     state.wrote_output = false;
+    state.returned = nullptr;
+}
+
+const at::Tensor *marshal_returned_result()
+{
+    return state.returned;
 }
 
 } // namespace neuron_host
@@ -181,6 +188,7 @@ long long (customop_next_longlong)()
 
 void customop_return_tensor(at::Tensor &result)
 {
+    state.returned = &result;
     if (state.wrote_output)
         return;
     if (multicore_build())

@@ -16,6 +16,10 @@
 // functions are what a core library exports.
 #define CUSTOMOP_HOST_EXPORT __attribute__((visibility("default")))
 
+namespace at {
+class Tensor;
+}
+
 namespace neuron_host {
 
 // run.cpp: the call in progress on this core (NULL outside one), and the
@@ -58,6 +62,9 @@ void stack_switch_reset();
 
 // marshal.cpp: forgets the cursor and the output of an abandoned call.
 void marshal_reset();
+// marshal.cpp: the wrapper's result as customop_return_tensor last saw it
+// in this invocation (NULL before): switchBack() then leaks it.
+const at::Tensor *marshal_returned_result();
 
 // tcm.cpp: each run gets a serial number; after a violation, or at the next
 // run after a fault, the blocks allocated during that run go back to the
