@@ -184,8 +184,10 @@ void element_access_check(const TensorImpl &tensor, const void *element, bool wr
 }
 
 StreamAccessorBase::StreamAccessorBase(std::shared_ptr<const TensorImpl> tensor, bool writes, c10::ScalarType type)
-    : tensor_(std::move(tensor)), count_(tensor_->byte_size() / c10::elementSize(type)), position_(0), type_(type),
-      writes_(writes), state_(stream_open_state), slot_(-1), serial_(0)
+    : tensor_(std::move(tensor)), next_(static_cast<char *>(tensor_->data)),
+      end_(next_ + tensor_->byte_size() / c10::elementSize(type) * c10::elementSize(type)),
+      element_size_(c10::elementSize(type)), type_(type), writes_(writes), state_(stream_open_state), slot_(-1),
+      serial_(0)
 {
     std::string name = stream_name(writes, type);
     if (multicore_build())
@@ -212,10 +214,11 @@ StreamAccessorBase::StreamAccessorBase(std::shared_ptr<const TensorImpl> tensor,
 }
 
 StreamAccessorBase::StreamAccessorBase(StreamAccessorBase &&other)
-    : tensor_(std::move(other.tensor_)), count_(other.count_), position_(other.position_), type_(other.type_),
-      writes_(other.writes_), state_(other.state_), slot_(other.slot_), serial_(other.serial_)
+    : tensor_(std::move(other.tensor_)), next_(other.next_), end_(other.end_), element_size_(other.element_size_),
+      type_(other.type_), writes_(other.writes_), state_(other.state_), slot_(other.slot_), serial_(other.serial_)
 {
     other.state_ = stream_moved_state;
+    other.next_ = other.end_;
 }
 
 StreamAccessorBase::~StreamAccessorBase()
@@ -227,15 +230,13 @@ StreamAccessorBase::~StreamAccessorBase()
         close_slot(*stream, "the destruction of the stream accessor");
 }
 
-void *StreamAccessorBase::next(const char *operation)
+void StreamAccessorBase::stop(const char *operation) const
 {
     if (state_ != stream_open_state)
         violation("%s: %s %s", stream_name(writes_, type_).c_str(), operation,
                   state_ == stream_closed_state ? "after close()" : "on a stream accessor that was moved from");
-    if (position_ >= count_)
-        violation("%s: %s past the end of the tensor (%zu elements)", stream_name(writes_, type_).c_str(), operation,
-                  count_);
-    return static_cast<char *>(tensor_->data) + position_++ * c10::elementSize(type_);
+    violation("%s: %s past the end of the tensor (%zu elements)", stream_name(writes_, type_).c_str(), operation,
+              tensor_->byte_size() / element_size_);
 }
 
 int StreamAccessorBase::close_stream()
@@ -245,6 +246,7 @@ int StreamAccessorBase::close_stream()
                   state_ == stream_closed_state ? "on a stream that is closed already"
                                                 : "on a stream accessor that was moved from");
     state_ = stream_closed_state;
+    next_ = end_;
     if (Stream *stream = find(slot_, serial_))
         close_slot(*stream, "close()");
     return 0;

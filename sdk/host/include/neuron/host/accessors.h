@@ -25,8 +25,8 @@ extern int open_stream_count;
 // Checks an element access (through an accessor of element type and dims)
 // against the streams open on the element's memory, under the accessing
 // tensor's coherence policy.
-void element_access_check(const TensorImpl &tensor, const void *element, bool writes, c10::ScalarType type,
-                          size_t dims);
+__attribute__((cold)) void element_access_check(const TensorImpl &tensor, const void *element, bool writes,
+                                               c10::ScalarType type, size_t dims);
 
 // What the read and write stream accessors share; the work is in the runtime.
 class StreamAccessorBase {
@@ -43,19 +43,30 @@ protected:
     ~StreamAccessorBase();
     // The address of the next element; a violation after close() or past
     // the end of the tensor (streams ignore strides, as on the device).
-    void *next(const char *operation);
+    void *next(const char *operation)
+    {
+        if (next_ == end_)
+            stop(operation);
+        void *element = next_;
+        next_ += element_size_;
+        return element;
+    }
     // Ends the stream (a write stream flushes) and gives its buffer back.
     int close_stream();
 
 private:
+    // Why next() cannot go on: closed, moved from, or at the end.
+    [[noreturn]] void stop(const char *operation) const;
+
     std::shared_ptr<const TensorImpl> tensor_;
-    size_t count_;      // elements of the stream's type in the tensor's bytes
-    size_t position_;
+    char *next_;          // the next element; end_ once closed or moved from
+    char *end_;           // after the last whole element of the stream's type
+    size_t element_size_;
     c10::ScalarType type_;
     bool writes_;
-    int state_;         // open, closed or moved from
-    int slot_;          // in the core's table of open streams
-    uint32_t serial_;   // which opening of that slot this is
+    int state_;           // open, closed or moved from
+    int slot_;            // in the core's table of open streams
+    uint32_t serial_;     // which opening of that slot this is
 };
 
 // Copies count elements of element_size bytes between the tensor's storage
@@ -120,7 +131,7 @@ public:
     {
         this->check(index);
         typename TensorAccessorBase<T, read_only>::Pointer element = this->data_ + index * this->strides_[0];
-        if (neuron_host::open_stream_count)
+        if (__builtin_expect(neuron_host::open_stream_count != 0, 0))
             neuron_host::element_access_check(*this->tensor_, element, !read_only, c10::CppTypeToScalarType<T>::value,
                                               static_cast<size_t>(this->first_dim_) + 1);
         return *element;
