@@ -14,6 +14,17 @@ else
 	HOST_CXX=c++
 fi
 
+# The family of $HOST_CXX as build-custom-op tells it (clang, gcc or other):
+# from the names of its words, with links resolved.
+HOST_FAMILY=other
+for word in $HOST_CXX; do
+	resolved=$(command -v "$word" 2>/dev/null) && resolved=$(realpath "$resolved")
+	case "$(basename "$word") $(basename "${resolved:-none}")" in
+	*clang*) HOST_FAMILY=clang; break ;;
+	*g++* | *gcc*) HOST_FAMILY=gcc ;;
+	esac
+done
+
 # host_build DIR NAME CORES ARG... -- SOURCE...: builds DIR/NAME.so (CORES 1)
 # or DIR/NAME_cpu0.so .. DIR/NAME_cpu7.so (CORES 8).  An ARG starting with
 # '-' is a compiler flag, any other an op ([FN=]SCHEMA).  With no op, one
