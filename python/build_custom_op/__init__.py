@@ -11,7 +11,8 @@ those of build-custom-op.
                                    ['my_ops::relu(Tensor x) -> Tensor'],
                                    'build')
 
-``python3 -m build_custom_op`` takes the options of build-custom-op(1).
+``python3 -m build_custom_op`` runs the build-custom-op program (see
+build-custom-op(1)), and main() runs it from Python.
 
 The shared library is looked up, in this order: next to this module in the
 source tree (the repository's libbuildcustomop.so, built by ``make``), the
@@ -23,13 +24,12 @@ calls and puts signal dispositions back before it returns.
 """
 
 import ctypes
-import getopt
 import os
 import re
 import shlex
 import signal
+import subprocess
 import sys
-import tempfile
 import threading
 import warnings
 
@@ -46,6 +46,7 @@ __all__ = ['compile', 'generate_wrapper', 'library_path', 'BuildError', 'BuildWa
 
 PROGRAM = 'build-custom-op'
 LIBRARY_VARIABLE = 'BUILD_CUSTOM_OP_LIBRARY'
+PROGRAM_VARIABLE = 'BUILD_CUSTOM_OP_PROGRAM'
 
 # enum bco_target, enum bco_error_kind and enum bco_message_kind.
 _TARGETS = {'xtensa': 0, 'host': 1}
@@ -369,58 +370,6 @@ class _QuietSink(_Sink):
             sys.stderr.flush()
 
 
-class _Console(_Sink):
-    """python3 -m build_custom_op: progress as the command shows it."""
-
-    def __init__(self, dry_run):
-        super().__init__()
-        self.dry_run = dry_run
-        self.on_terminal = _isatty(sys.stderr)
-        self.color = self.on_terminal and not os.environ.get('NO_COLOR')
-        self.status_shown = False
-
-    def clear_status(self):
-        if self.status_shown:
-            sys.stderr.write('\r\033[K')
-            self.status_shown = False
-
-    def receive(self, kind, text):
-        super().receive(kind, text)
-        err = sys.stderr
-        if kind == _MESSAGE_STATUS:
-            if self.on_terminal:
-                self.clear_status()
-                err.write(text)
-                self.status_shown = True
-            else:
-                err.write(text + '\n')
-        elif kind == _MESSAGE_COMMAND:
-            if self.dry_run:
-                sys.stdout.write(text + '\n')
-                return
-            self.clear_status()
-            err.write(text + '\n')
-        elif kind == _MESSAGE_OUTPUT:
-            self.clear_status()
-            err.write(_with_newline(text))
-        elif kind == _MESSAGE_WARNING:
-            self.clear_status()
-            err.write(f'{PROGRAM}: warning: {text}\n')
-        elif kind == _MESSAGE_FAILURE:
-            self.clear_status()
-            if self.color and text.startswith('FAILED:'):
-                text = '\033[31mFAILED:\033[0m' + text[len('FAILED:'):]
-            err.write(_with_newline(text))
-        err.flush()
-
-
-def _isatty(stream):
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
 # --- one call into the library ----------------------------------------------
 
 def _error_from(library, kind, error, sink):
@@ -604,245 +553,36 @@ def generate_wrapper(schema, fn_names=None, *, target='xtensa'):
             warnings.warn(text, BuildWarning, stacklevel=2)
 
 
-# --- python3 -m build_custom_op -------------------------------------------------
+# --- the command ------------------------------------------------------------
 
-_USAGE = """\
-Usage: python3 -m build_custom_op [OPTIONS] --name NAME --op [FN=]SCHEMA... SOURCE...
-       python3 -m build_custom_op --emit-wrapper FILE --op [FN=]SCHEMA...
-
-The build-custom-op command, from Python: the same options, output and exit
-status (see build-custom-op --help and build-custom-op(1)).
-
-Ops:
-      --op [FN=]SCHEMA     an op, e.g. 'my_ops::relu(Tensor x) -> Tensor';
-                           FN is the kernel function (default: the op name)
-      --name NAME          the library name (an extension is dropped)
-
-Build:
-  -B, --build-dir DIR      where everything is written (default: build)
-  -I DIR                   add an include directory ('-...' passes as is)
-  -D NAME[=VALUE]          define a macro
-      --cflag FLAG         pass FLAG to every compile; -g keeps the libraries
-                           unpacked
-      --multicore          link eight libraries, one per GPSIMD core
-      --target T           xtensa (default) or host
-  -j N                     run N steps at once (default: the number of CPUs)
-  -k, --keep-going         after a failure, go on with steps that do not need it
-  -n, --dry-run            print the commands, shell-quoted, and run none
-  -v, --verbose            print each command as it runs
-      --launcher CMD       put CMD before each compile (default:
-                           $CUSTOM_OP_LAUNCHER)
-      --emit-wrapper FILE  only write wrapper.cpp to FILE ('-' for stdout)
-
-Toolchain:
-      --sdk DIR            the custom-op SDK (default: $NEURON_CUSTOM_OP)
-      --core NAME          the Xtensa core (default: $Q7_CORE or ncore2gp)
-      --xtensa-system DIR  the core's config (default: $Q7_TOOLS)
-
-  -h, --help               show this help
-      --version            show the version
-
-Exit status: 0 built, 1 input or build error, 2 usage error,
-130 or 143 interrupted.
-"""
-
-_LONG_OPTIONS = ['name=', 'op=', 'build-dir=', 'cflag=', 'multicore', 'keep-going', 'dry-run',
-                 'verbose', 'emit-wrapper=', 'target=', 'sdk=', 'core=', 'xtensa-system=',
-                 'launcher=', 'help', 'version']
-
-EXIT_BUILD_ERROR = 1
-EXIT_USAGE = 2
-
-
-class _UsageError(Exception):
-    pass
-
-
-def _usage_message(error):
-    """The command's wording for a getopt error."""
-    dashes = '-' if len(error.opt) == 1 else '--'
-    option = dashes + error.opt
-    if 'not recognized' in error.msg:
-        return f"unrecognized option '{option}'"
-    if 'requires argument' in error.msg:
-        return f"option '{option}' needs an argument"
-    if 'must not have an argument' in error.msg:
-        return f"option '{option}' doesn't allow an argument"
-    if 'not a unique prefix' in error.msg:
-        return f"option '{option}' is ambiguous"
-    return error.msg
-
-
-def _split_op(argument):
-    """FN=SCHEMA when an '=' comes before the schema's '::'."""
-    equals = argument.find('=')
-    colons = argument.find('::')
-    if equals >= 0 and (colons < 0 or equals < colons):
-        return argument[:equals], argument[equals + 1:]
-    return None, argument
-
-
-def _parse_jobs(text):
-    # As strtol: leading blanks and a sign are allowed, nothing after the digits.
-    if not re.fullmatch(r'\s*[+-]?[0-9]+', text) or not 1 <= int(text) <= 2**31 - 1:
-        raise _UsageError(f"-j needs a positive number of jobs, not '{text}'")
-    return int(text)
-
-
-def _parse_command_line(argv):
-    options, sources = getopt.gnu_getopt(argv, 'B:I:D:j:knvh', _LONG_OPTIONS)
-    settings = dict(name=None, functions=[], schemas=[], sources=sources, build_dir=None,
-                    includes=[], cflags=[], launcher=None, target='xtensa', multicore=False,
-                    jobs=None, dry_run=False, verbose=False, keep_going=False, sdk=None,
-                    core=None, xtensa_system=None)
-    action = None
-    emit_wrapper = None
-    for option, value in options:
-        if option == '--name':
-            settings['name'] = value
-        elif option == '--op':
-            function, schema = _split_op(value)
-            settings['functions'].append(function)
-            settings['schemas'].append(schema)
-        elif option in ('-B', '--build-dir'):
-            settings['build_dir'] = value
-        elif option == '-I':
-            settings['includes'].append(value)
-        elif option == '-D':
-            settings['cflags'].append('-D' + value)
-        elif option == '--cflag':
-            settings['cflags'].append(value)
-        elif option == '--multicore':
-            settings['multicore'] = True
-        elif option == '-j':
-            settings['jobs'] = _parse_jobs(value)
-        elif option in ('-k', '--keep-going'):
-            settings['keep_going'] = True
-        elif option in ('-n', '--dry-run'):
-            settings['dry_run'] = True
-        elif option in ('-v', '--verbose'):
-            settings['verbose'] = True
-        elif option == '--emit-wrapper':
-            emit_wrapper = value
-        elif option == '--target':
-            if value not in _TARGETS:
-                raise _UsageError(f"unknown target '{value}': use xtensa or host")
-            settings['target'] = value
-        elif option in ('--sdk', '--core', '--xtensa-system'):
-            settings[option[2:].replace('-', '_')] = value
-        elif option == '--launcher':
-            settings['launcher'] = value
-        elif option in ('-h', '--help', '--version'):
-            action = action or option
-    return settings, emit_wrapper, action
-
-
-def _write_wrapper(path, text):
-    if path == '-':
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return 0
-    directory = os.path.dirname(path) or '.'
-    temporary = None
+def program_path():
+    """The path of the build-custom-op program that python3 -m
+    build_custom_op and main() run: the source tree's (after make), the
+    install's (make install records it), or $BUILD_CUSTOM_OP_PROGRAM.
+    Raises BuildError (kind 'tool') when there is none."""
     try:
-        descriptor, temporary = tempfile.mkstemp(prefix='.wrapper.', dir=directory)
-        with os.fdopen(descriptor, 'w', encoding='utf-8') as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except OSError as error:
-        if temporary and os.path.exists(temporary):
-            os.unlink(temporary)
-        reason = os.strerror(error.errno) if error.errno else str(error)
-        sys.stderr.write(f'{PROGRAM}: cannot write {path}: {reason}\n')
-        return EXIT_BUILD_ERROR
-    return 0
-
-
-def _exit_code(error):
-    if error.kind == 'usage':
-        return EXIT_USAGE
-    if error.kind == 'interrupted':
-        return 128 + (error.signal or signal.SIGINT)
-    return EXIT_BUILD_ERROR
-
-
-def _run_command(argv):
-    try:
-        settings, emit_wrapper, action = _parse_command_line(argv)
-    except getopt.GetoptError as error:
-        raise _UsageError(_usage_message(error)) from None
-    if action in ('-h', '--help'):
-        sys.stdout.write(_USAGE)
-        return 0
-    if action == '--version':
-        version = _text(_library().bco_version())
-        sys.stdout.write(f'{PROGRAM} {version}\n'
-                         f'compatible with build_custom_op.py {__version__} '
-                         f"(ulib_to_ucode_version {versions['ulib_to_ucode_version']}, "
-                         f"ulib_to_isa_version {versions['ulib_to_isa_version']})\n")
-        return 0
-    if not settings['schemas']:
-        raise _UsageError("no ops: give at least one --op, such as "
-                          "--op 'my_ops::relu(Tensor x) -> Tensor'")
-    console = _Console(settings['dry_run'])
-    try:
-        if emit_wrapper is not None:
-            if settings['sources']:
-                raise _UsageError(f"--emit-wrapper takes no SOURCE, but "
-                                  f"'{settings['sources'][0]}' was given")
-            text = _call('bco_generate_wrapper', dict(functions=settings['functions'],
-                                                      schemas=settings['schemas'],
-                                                      target=settings['target']), console)
-            return _write_wrapper(emit_wrapper, text)
-        if settings['name'] is None:
-            raise _UsageError('no library name: give --name NAME')
-        if not settings['sources']:
-            raise _UsageError("no SOURCE: give the kernel's C++ files")
-        launcher = settings['launcher']
-        if launcher is None:
-            launcher = os.environ.get('CUSTOM_OP_LAUNCHER')
-        settings['launcher'] = [word for word in re.split('[ \t]+', launcher or '') if word]
-        try:
-            paths = _call('bco_build', settings, console)
-        finally:
-            console.clear_status()
-        if not settings['dry_run']:
-            for path in paths:
-                sys.stdout.write(path + '\n')
-        return 0
-    except BuildError as error:
-        console.clear_status()
-        if error.kind == 'step':
-            sys.stderr.write(f'{PROGRAM}: build stopped: a step failed\n')
-        else:
-            sys.stderr.write(f'{PROGRAM}: {error.message}\n')
-        if error.kind == 'usage':
-            sys.stderr.write(f"Try '{PROGRAM} --help' for more information.\n")
-        return _exit_code(error)
+        return _library_files.find_program(PROGRAM, PROGRAM_VARIABLE)
+    except _library_files.ProgramNotFound as error:
+        raise BuildError(str(error), kind='tool') from None
 
 
 def main(argv=None):
-    """The command line: build-custom-op's options; returns the exit status."""
-    if argv is None:
-        argv = sys.argv[1:]
-    try:
-        status = _run_command(argv)
-        sys.stdout.flush()
-        return status
-    except _UsageError as error:
-        sys.stderr.write(f"{PROGRAM}: {error}\nTry '{PROGRAM} --help' for more information.\n")
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        sys.stderr.write(f'{PROGRAM}: interrupted by SIGINT\n')
-        return 128 + signal.SIGINT
-    except BrokenPipeError:
-        # The reader went away: stop quietly, as the command does, and keep
-        # Python from failing again when it flushes stdout at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return 128 + signal.SIGPIPE
-
-
-if __name__ == '__main__':
-    sys.exit(main())
+    """Runs the build-custom-op program with argv (default: sys.argv[1:]),
+    on this process's standard descriptors, and returns its exit status; a
+    program ended by signal N gives 128 + N, as a shell reports it.  A
+    KeyboardInterrupt while it runs is passed on to it as SIGINT: main()
+    waits for it to stop its tools and delete their partial outputs, then
+    raises the KeyboardInterrupt.  A missing program raises BuildError."""
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    process = subprocess.Popen([program_path()] + [os.fspath(word) for word in arguments])
+    interrupted = None
+    while True:
+        try:
+            status = process.wait()
+            break
+        except KeyboardInterrupt as interrupt:
+            interrupted = interrupt
+            process.send_signal(signal.SIGINT)
+    if interrupted is not None:
+        raise interrupted
+    return 128 - status if status < 0 else status
