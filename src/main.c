@@ -2,9 +2,11 @@
  * (parse_command_line), and the request is carried out (carry_out). */
 #define _DEFAULT_SOURCE /* getopt_long */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,8 +81,9 @@ static const char usage_text[] =
 "  build-custom-op --target host --multicore --name relu \\\n"
 "      --op 'my_ops::relu(Tensor x) -> Tensor' relu.cpp\n"
 "\n"
-"Exit status: 0 built, 1 input or build error, 2 usage error,\n"
-"130 or 143 interrupted.  See build-custom-op(1).\n";
+"Exit status: 0 built, 1 input or build error, 2 usage error.  Interrupted\n"
+"by a signal (SIGINT, SIGTERM), it cleans up, then ends by that signal (a\n"
+"shell reports 130 or 143).  See build-custom-op(1).\n";
 
 enum option_code {
 	OPTION_NAME = 256,
@@ -130,6 +133,7 @@ struct command {
 	size_t define_count;
 	char *launcher_text;      /* the launcher, cut into words in place */
 	const char **launcher_words;
+	int interrupted_by;       /* the signal that stopped the build, or 0 */
 };
 
 /* Prints a usage error with the hint to --help; returns the exit code. */
@@ -320,8 +324,8 @@ static int parse_command_line(int argc, char **argv, struct command *command)
 }
 
 /* Prints an error from the library and returns the exit code it means; a
- * failed step was already shown whole. */
-static int report_error(int kind, const bco_error *error)
+ * failed step was already shown whole.  Notes an interrupting signal. */
+static int report_error(struct command *command, int kind, const bco_error *error)
 {
 	const char *message = error ? bco_error_message(error) : "out of memory";
 	if (kind == BCO_ERROR_STEP)
@@ -332,19 +336,18 @@ static int report_error(int kind, const bco_error *error)
 		fprintf(stderr, "Try '%s --help' for more information.\n", program);
 		return EXIT_USAGE;
 	}
-	if (kind == BCO_ERROR_INTERRUPTED)
-		return 128 + bco_error_signal(error);
+	if (kind == BCO_ERROR_INTERRUPTED && bco_error_signal(error) > 0) {
+		command->interrupted_by = bco_error_signal(error);
+		return 128 + command->interrupted_by;
+	}
 	return EXIT_BUILD_ERROR;
 }
 
-/* Writes text to path ('-': stdout); returns an exit code. */
+/* Writes text to path ('-': stdout, checked by main); returns an exit code. */
 static int write_wrapper(const char *path, const char *text)
 {
 	if (strcmp(path, "-") == 0) {
-		if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
-			fprintf(stderr, "%s: cannot write the wrapper to stdout: %s\n", program, strerror(errno));
-			return EXIT_BUILD_ERROR;
-		}
+		fputs(text, stdout);
 		return 0;
 	}
 	jmp_buf out_of_memory_handler;
@@ -370,7 +373,8 @@ static int emit_wrapper(struct command *command, struct console *console)
 	command->request.progress = console_show;
 	command->request.progress_context = console;
 	int kind = bco_generate_wrapper(&command->request, &text, &error);
-	int code = kind == BCO_OK ? write_wrapper(command->emit_wrapper, text) : report_error(kind, error);
+	int code = kind == BCO_OK ? write_wrapper(command->emit_wrapper, text)
+	                          : report_error(command, kind, error);
 	bco_free(text);
 	bco_error_free(error);
 	return code;
@@ -405,7 +409,7 @@ static int build(struct command *command, struct console *console)
 	for (size_t i = 0; !request->dry_run && i < bco_result_count(result); i++)
 		printf("%s\n", bco_result_path(result, i));
 	bco_result_free(result);
-	int code = kind == BCO_OK ? 0 : report_error(kind, error);
+	int code = kind == BCO_OK ? 0 : report_error(command, kind, error);
 	bco_error_free(error);
 	return code;
 }
@@ -433,12 +437,64 @@ static int carry_out(struct command *command)
 	return EXIT_BUILD_ERROR;
 }
 
+/* A standard descriptor closed at start would be taken by the next file
+ * the build opens (its lock), and progress would be written into that:
+ * /dev/null takes its place.  Returns 0, or -1 when /dev/null cannot. */
+static int open_standard_descriptors(void)
+{
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		/* The lower descriptors are open, so open() returns fd. */
+		int opened = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+		if (opened != fd)
+			return -1;
+	}
+	return 0;
+}
+
+/* Everything for stdout is written by now: a failed write (a full disk,
+ * /dev/full) is an error, never a silent success. */
+static int finish_stdout(int code)
+{
+	int flushed = fflush(stdout) == 0;
+	int saved = errno;
+	if (flushed && !ferror(stdout))
+		return code;
+	fprintf(stderr, "%s: cannot write to stdout: %s\n", program,
+	        flushed ? "a write failed" : strerror(saved));
+	return code == 0 ? EXIT_BUILD_ERROR : code;
+}
+
+/* The build stopped for a signal and cleaned up: end by that signal, as
+ * make does, so that a caller (a shell loop) stops too. */
+static void die_by_signal(int signal_number)
+{
+	struct sigaction action;
+	memset(&action, 0, sizeof action);
+	action.sa_handler = SIG_DFL;
+	sigemptyset(&action.sa_mask);
+	sigaction(signal_number, &action, NULL);
+	sigset_t unblock;
+	sigemptyset(&unblock);
+	sigaddset(&unblock, signal_number);
+	sigprocmask(SIG_UNBLOCK, &unblock, NULL);
+	raise(signal_number);
+}
+
 int main(int argc, char **argv)
 {
+	if (open_standard_descriptors() != 0)
+		return EXIT_BUILD_ERROR;
 	struct command command;
 	int code = parse_command_line(argc, argv, &command);
 	if (code == 0)
 		code = carry_out(&command);
+	int interrupted_by = command.interrupted_by;
 	command_free(&command);
+	code = finish_stdout(code);
+	fflush(stderr);
+	if (interrupted_by)
+		die_by_signal(interrupted_by);
 	return code;
 }

@@ -19,8 +19,8 @@ from test_compile import RELU, AXPY, wait_for_line  # noqa: E402
 
 BINARY = os.path.join(tap.TOP, 'build-custom-op')
 PYTHON_DIR = os.path.join(tap.TOP, 'python')
-# How a build stopped by a signal ends (subprocess's returncode).
-INTERRUPTED_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
+# A build stopped by a signal cleans up, then ends by that signal.
+INTERRUPTED_STATUS = {signal.SIGINT: -signal.SIGINT, signal.SIGTERM: -signal.SIGTERM}
 
 
 def module_command():

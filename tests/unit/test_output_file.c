@@ -68,12 +68,20 @@ static mode_t mode_of(const char *path)
 	return lstat(path, &st) == 0 ? st.st_mode : 0;
 }
 
+/* Reads the FIFO to its end: the writer writes in parts, and a reader that
+ * left after the first would end it by SIGPIPE. */
 static void *read_fifo(void *path)
 {
 	static char got[64];
+	size_t length = 0;
 	int fd = open(path, O_RDONLY);
-	ssize_t length = fd >= 0 ? read(fd, got, sizeof got - 1) : -1;
-	got[length > 0 ? length : 0] = '\0';
+	while (fd >= 0 && length < sizeof got - 1) {
+		ssize_t n = read(fd, got + length, sizeof got - 1 - length);
+		if (n <= 0)
+			break;
+		length += (size_t)n;
+	}
+	got[length] = '\0';
 	if (fd >= 0)
 		close(fd);
 	return got;
