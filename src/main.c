@@ -16,8 +16,8 @@
 #include "arena.h"
 #include "buildcustomop.h"
 #include "console.h"
-#include "diag.h"
 #include "fsutil.h"
+#include "output_file.h"
 
 enum { EXIT_BUILD_ERROR = 1, EXIT_USAGE = 2 };
 
@@ -207,8 +207,15 @@ static int take_option(struct command *command, int option, char *value)
 		request->schema_count++;
 		return 0;
 	case 'B': request->build_dir = value; return 0;
-	case 'I': command->includes[request->include_count++] = value; return 0;
-	case 'D': return add_define(command, value);
+	case 'I':
+		if (!*value) /* -I alone would take the compiler's next argument */
+			return usage_error("-I needs a directory, not an empty value");
+		command->includes[request->include_count++] = value;
+		return 0;
+	case 'D':
+		if (!*value)
+			return usage_error("-D needs NAME[=VALUE], not an empty value");
+		return add_define(command, value);
 	case OPTION_CFLAG: command->cflags[request->cflag_count++] = value; return 0;
 	case OPTION_MULTICORE: request->multicore = 1; return 0;
 	case 'j': return parse_jobs(value, &request->jobs);
@@ -343,7 +350,10 @@ static int report_error(struct command *command, int kind, const bco_error *erro
 	return EXIT_BUILD_ERROR;
 }
 
-/* Writes text to path ('-': stdout, checked by main); returns an exit code. */
+/* Writes text to path ('-': stdout, checked by main) by the rule of
+ * output_file.h: a device, FIFO or link is never replaced.  A regular file
+ * that already holds the text is left alone, so it keeps its mtime (make
+ * rebuilds nothing).  Returns an exit code. */
 static int write_wrapper(const char *path, const char *text)
 {
 	if (strcmp(path, "-") == 0) {
@@ -357,13 +367,17 @@ static int write_wrapper(const char *path, const char *text)
 		arena_release(&arena);
 		return out_of_memory();
 	}
-	struct diag diag;
-	diag_init(&diag, &arena);
-	int status = fs_write_atomic(&arena, path, text, strlen(text), &diag);
-	if (status != 0)
-		fprintf(stderr, "%s: %s\n", program, diag.message);
+	int unchanged = fs_holds(&arena, path, text, strlen(text));
 	arena_release(&arena);
-	return status == 0 ? 0 : EXIT_BUILD_ERROR;
+	if (unchanged)
+		return 0;
+	struct output_part part = { text, strlen(text) };
+	char error[OUTPUT_FILE_ERROR_SIZE];
+	if (output_file_write(path, &part, 1, error) != 0) {
+		fprintf(stderr, "%s: %s\n", program, error);
+		return EXIT_BUILD_ERROR;
+	}
+	return 0;
 }
 
 static int emit_wrapper(struct command *command, struct console *console)
