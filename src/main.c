@@ -57,8 +57,9 @@ static const char usage_text[] =
 "  -k, --keep-going         after a failure, go on with steps that do not need it\n"
 "  -n, --dry-run            print the commands, shell-quoted, and run none\n"
 "  -v, --verbose            print each command as it runs\n"
-"      --launcher CMD       put CMD before each compile, e.g. ccache or distcc\n"
-"                           (default: $CUSTOM_OP_LAUNCHER)\n"
+"      --launcher CMD       put CMD before each compile, e.g. ccache or distcc;\n"
+"                           its words are split as a shell splits them, with\n"
+"                           nothing expanded (default: $CUSTOM_OP_LAUNCHER)\n"
 "      --emit-wrapper FILE  only write wrapper.cpp to FILE ('-' for stdout);\n"
 "                           needs no toolchain and no SOURCE\n"
 "\n"
@@ -131,8 +132,7 @@ struct command {
 	const char **functions, **schemas, **cflags, **includes;
 	char **defines;           /* the -DNAME flags made from -D NAME */
 	size_t define_count;
-	char *launcher_text;      /* the launcher, cut into words in place */
-	const char **launcher_words;
+	char **launcher_words;    /* the launcher's words (bco_split_words) */
 	int interrupted_by;       /* the signal that stopped the build, or 0 */
 };
 
@@ -271,8 +271,7 @@ static void command_free(struct command *command)
 	for (size_t i = 0; i < command->define_count; i++)
 		free(command->defines[i]);
 	free(command->defines);
-	free(command->launcher_words);
-	free(command->launcher_text);
+	bco_free(command->launcher_words);
 	free(command->functions);
 	free(command->schemas);
 	free(command->cflags);
@@ -394,19 +393,19 @@ static int emit_wrapper(struct command *command, struct console *console)
 	return code;
 }
 
-/* Cuts the launcher command into words at blanks: "ccache" or "distcc -j4". */
+/* Cuts the launcher command into words as a shell would, expanding
+ * nothing: "ccache", "distcc -j4" or "'/opt/my tools/ccache'". */
 static int split_launcher(struct command *command)
 {
-	command->launcher_text = strdup(command->launcher);
-	command->launcher_words = calloc(strlen(command->launcher) / 2 + 2, sizeof(char *));
-	if (!command->launcher_text || !command->launcher_words)
-		return out_of_memory();
-	size_t count = 0;
-	for (char *word = strtok(command->launcher_text, " \t"); word; word = strtok(NULL, " \t"))
-		command->launcher_words[count++] = word;
-	command->request.launcher = command->launcher_words;
-	command->request.launcher_count = count;
-	return 0;
+	bco_error *error = NULL;
+	int kind = bco_split_words(command->launcher, &command->launcher_words,
+	                           &command->request.launcher_count, &error);
+	if (kind != BCO_OK)
+		fprintf(stderr, "%s: the launcher '%s' cannot be split into words: %s\n", program,
+		        command->launcher, error ? bco_error_message(error) : "out of memory");
+	bco_error_free(error);
+	command->request.launcher = (const char *const *)command->launcher_words;
+	return kind == BCO_OK ? 0 : EXIT_BUILD_ERROR;
 }
 
 static int build(struct command *command, struct console *console)

@@ -25,8 +25,6 @@ calls and puts signal dispositions back before it returns.
 
 import ctypes
 import os
-import re
-import shlex
 import signal
 import subprocess
 import sys
@@ -145,6 +143,8 @@ def _declare(library):
         'bco_error_signal': (c_int, [void_p]),
         'bco_error_free': (None, [void_p]),
         'bco_free': (None, [void_p]),
+        'bco_split_words': (c_int, [ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(ctypes.c_char_p)),
+                                    ctypes.POINTER(size_t), out]),
         'bco_version': (ctypes.c_char_p, []),
     }
     for name, (restype, argtypes) in signatures.items():
@@ -174,11 +174,16 @@ def library_path():
 # --- turning arguments into a request -----------------------------------------
 
 def _list_of(value, what):
-    """A list argument; a lone string is a list of one."""
+    """A list argument: a list, a tuple or another ordered iterable; a lone
+    string or path is a list of one.  A set is refused: it has no order, and
+    the order of each list counts (the ops', the link's, the flags')."""
     if isinstance(value, (str, bytes, os.PathLike)):
         return [value]
     if value is None:
         return []
+    if isinstance(value, (set, frozenset)):
+        raise TypeError(f'{what} must be a list, not a {type(value).__name__}: a set has no '
+                        f'order, and the order of {what} counts')
     try:
         return list(value)
     except TypeError:
@@ -197,26 +202,45 @@ def _encode(value, what):
     return value
 
 
+def _flag(value, what):
+    """A yes-or-no argument: a bool, the int 0 or 1, or None (no)."""
+    if value is None or isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return 1 if value else 0
+    raise TypeError(f'{what} must be True or False, not {value!r}')
+
+
 def _shell_words(entry, what):
-    """Splits an entry into words as a POSIX shell would, expanding nothing.
+    """Splits an entry into words as a POSIX shell would, expanding nothing
+    (bco_split_words: the splitting build-custom-op does, in linear time).
     A path object is one word."""
     if isinstance(entry, os.PathLike):
         return [os.fspath(entry)]
-    if isinstance(entry, bytes):
-        entry = os.fsdecode(entry)
-    if not isinstance(entry, str):
-        raise TypeError(f'{what} must be a str, bytes or path, not {type(entry).__name__}')
+    text = _encode(entry, what)
+    library = _library()
+    words = ctypes.POINTER(ctypes.c_char_p)()
+    count = ctypes.c_size_t()
+    error = ctypes.c_void_p()
+    kind = library.bco_split_words(text, ctypes.byref(words), ctypes.byref(count),
+                                   ctypes.byref(error))
     try:
-        return shlex.split(entry, posix=True)
-    except ValueError as error:
-        raise BuildError(f'{what} {entry!r} cannot be split into words: '
-                         f'{str(error).lower()}', kind='input') from None
+        if kind != 0:
+            reason = _text(library.bco_error_message(error)) if error else 'out of memory'
+            raise BuildError(f'{what} {os.fsdecode(text)!r} cannot be split into words: {reason}',
+                             kind='input' if kind == 1 else 'system')
+        return [os.fsdecode(words[i]) for i in range(count.value)]
+    finally:
+        library.bco_free(words)
+        library.bco_error_free(error)
 
 
 def _split_cflags(cflags):
     words = []
     for i, entry in enumerate(_list_of(cflags, 'cflags')):
-        words.extend(_shell_words(entry, f'cflags entry {i + 1}'))
+        entry_words = _shell_words(entry, f'cflags entry {i + 1}')
+        if '' in entry_words:
+            raise BuildError(f'cflags entry {i + 1} {entry!r} holds an empty word: the compiler '
+                             f"would take it for a file named ''", kind='input')
+        words.extend(entry_words)
     return words
 
 
@@ -225,6 +249,10 @@ def _split_includes(includes):
     pending = None  # an option waiting for its argument, maybe in the next entry
     for i, entry in enumerate(_list_of(includes, 'includes')):
         for word in _shell_words(entry, f'includes entry {i + 1}'):
+            if word == '':
+                raise BuildError(f'includes entry {i + 1} {entry!r} holds an empty word: an '
+                                 'include directory cannot be empty (-I alone would take the '
+                                 "next compiler argument as its directory)", kind='input')
             if pending is not None:
                 words.append(pending + word)
                 pending = None
@@ -238,12 +266,15 @@ def _split_includes(includes):
 
 
 def _split_launcher(launcher):
+    """The launcher's words: a list as given, or a string (default:
+    $CUSTOM_OP_LAUNCHER) split as build-custom-op splits --launcher."""
     if launcher is None:
-        text = os.environ.get('CUSTOM_OP_LAUNCHER')
-        # As the command splits it: at blanks.
-        return [word for word in re.split('[ \t]+', text) if word] if text else []
+        launcher = os.environ.get('CUSTOM_OP_LAUNCHER', '')
+        what = 'CUSTOM_OP_LAUNCHER'
+    else:
+        what = 'launcher'
     if isinstance(launcher, (str, bytes)):
-        return _shell_words(launcher, 'launcher')
+        return _shell_words(launcher, what)
     return _list_of(launcher, 'launcher')
 
 
@@ -274,6 +305,8 @@ class _Strings:
 
 
 def _target_code(target):
+    if not isinstance(target, str):
+        raise TypeError(f"target must be 'xtensa' or 'host', not {type(target).__name__}")
     if target in _TARGETS:
         return _TARGETS[target]
     raise BuildError(f"unknown target '{target}': use xtensa or host", kind='usage')
@@ -306,11 +339,11 @@ def _make_request(strings, *, name=None, functions=None, schemas=(), sources=(),
     request.cflags, request.cflag_count = strings.array(cflags, 'cflags')
     request.launcher, request.launcher_count = strings.array(launcher, 'launcher')
     request.target = _target_code(target)
-    request.multicore = 1 if multicore else 0
+    request.multicore = _flag(multicore, 'multicore')
     request.jobs = _jobs(jobs)
-    request.dry_run = 1 if dry_run else 0
-    request.verbose = 1 if verbose else 0
-    request.keep_going = 1 if keep_going else 0
+    request.dry_run = _flag(dry_run, 'dry_run')
+    request.verbose = _flag(verbose, 'verbose')
+    request.keep_going = _flag(keep_going, 'keep_going')
     request.sdk = strings.string(sdk, 'sdk')
     request.core = strings.string(core, 'core')
     request.xtensa_system = strings.string(xtensa_system, 'xtensa_system')
@@ -472,6 +505,14 @@ def _deliver_interrupt(error):
     disposition of that signal would have."""
     number = error.signal or signal.SIGINT
     handler = signal.getsignal(number)
+    if threading.current_thread() is not threading.main_thread():
+        # Python runs signal handlers in the main thread only: the signal,
+        # raised again, reaches the main thread as it would have without the
+        # build (a KeyboardInterrupt there for Ctrl-C), and this thread's
+        # call ends with the error.
+        if handler == signal.SIG_DFL or callable(handler):
+            signal.raise_signal(number)
+        raise error
     if number == signal.SIGINT and handler is signal.default_int_handler:
         raise KeyboardInterrupt
     if handler == signal.SIG_DFL or callable(handler):
@@ -494,8 +535,9 @@ def compile(name, fn_names, src_files, schema, build_directory,
     the schema).  src_files: the kernel sources.  schema: one PyTorch schema
     per op, e.g. 'my_ops::relu(Tensor x) -> Tensor'.  build_directory: where
     everything is written.  includes and cflags: each entry is split into
-    words as a POSIX shell would (nothing is expanded or executed); an
-    include word that is not an option becomes -IDIR.  multicore: link
+    words as a POSIX shell would (nothing is expanded or executed), as
+    build-custom-op splits --launcher; an include word that is not an
+    option becomes -IDIR; an empty word is refused.  multicore: link
     eight libraries, one per GPSIMD core.  verbose: print the status and
     each command on stderr, as build-custom-op -v does.
 
@@ -514,7 +556,12 @@ def compile(name, fn_names, src_files, schema, build_directory,
     what the program made it mean: KeyboardInterrupt for SIGINT with
     Python's default handler, the end of the process for SIGTERM with its
     default disposition, a call of a Python handler, or else BuildError of
-    kind 'interrupted'.
+    kind 'interrupted'.  Called from another thread than the main one, the
+    call raises BuildError of kind 'interrupted' and the signal is raised
+    again for the main thread, where Python runs its handlers.
+
+    The lists may be lists or tuples, not sets (their order counts); a
+    wrong type raises TypeError naming the argument.
     """
     arguments = dict(
         name=name,
