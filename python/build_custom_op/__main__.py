@@ -11,23 +11,29 @@ import sys
 from build_custom_op import PROGRAM, BuildError, program_path
 
 
+def _say(text):
+    if sys.stderr is not None:
+        sys.stderr.write(text)
+
+
 def _exec_program():
     try:
         path = program_path()
     except BuildError as error:
-        sys.stderr.write(f'{PROGRAM}: {error}\n')
+        _say(f'{PROGRAM}: {error}\n')
         return 1
     # Python ignores SIGPIPE and SIGXFSZ for itself; a program started from a
     # shell has the default disposition (as subprocess also restores).
     for name in ('SIGPIPE', 'SIGXFSZ'):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_DFL)
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:  # None: the descriptor was closed at start
+            stream.flush()
     try:
         os.execv(path, [path] + sys.argv[1:])
     except OSError as error:
-        sys.stderr.write(f'{PROGRAM}: cannot run {path}: {error.strerror}\n')
+        _say(f'{PROGRAM}: cannot run {path}: {error.strerror}\n')
     return 1
 
 

@@ -157,6 +157,19 @@ class CommandTest(tap.FakeToolchainTest):
         self.assertEqual(err, "build-custom-op: unrecognized option '--foo=bar'\n"
                               "Try 'build-custom-op --help' for more information.\n")
 
+    def test_closed_standard_descriptors(self):
+        for closing in ('>&-', '2>&-', '<&-'):
+            with self.subTest(closing=closing):
+                ends = []
+                for command in ([BINARY], module_command()):
+                    done = subprocess.run(['sh', '-c', f'"$@" {closing}', 'sh'] + command +
+                                          ['--emit-wrapper', '-', '--op', RELU],
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          env=python_environment())
+                    ends.append((done.returncode, done.stderr.decode()))
+                self.assertEqual(ends[1], ends[0])
+                self.assertEqual(ends[0], (0, ''))
+
     def interrupted(self, face, number):
         """Runs a build that hangs in a compile, sends it a signal, and
         returns (returncode, stdout, last line of stderr, relu.o left)."""
