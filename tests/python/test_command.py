@@ -27,6 +27,13 @@ def module_command():
     return [sys.executable, '-m', 'build_custom_op']
 
 
+def make_environment():
+    """The environment for a make run by a test: without the jobserver of a
+    make -j that runs the tests, whose descriptors the child does not get."""
+    return {name: value for name, value in os.environ.items()
+            if name not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')}
+
+
 def python_environment(**changes):
     environment = dict(os.environ, PYTHONPATH=PYTHON_DIR)
     environment.update(changes)
@@ -336,7 +343,7 @@ class LibraryLookupTest(unittest.TestCase):
         prefix = os.path.join(self.work, 'prefix')
         done = subprocess.run(['make', '-s', '--no-print-directory', '-C', tap.TOP, 'install-python',
                                'PREFIX=' + prefix, 'DESTDIR='],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=make_environment())
         self.assertEqual((done.returncode, done.stdout.decode()), (0, ''))
         directory = os.path.join(prefix, 'lib', 'python3', 'dist-packages')
         self.assertEqual(os.listdir(directory), ['build_custom_op'])
@@ -364,7 +371,7 @@ class LibraryLookupTest(unittest.TestCase):
         destination = os.path.join(self.work, 'stage')
         done = subprocess.run(['make', '-s', '--no-print-directory', '-C', tap.TOP, 'install-python', 'PREFIX=/usr',
                                'DESTDIR=' + destination, 'PYTHONDIR=/opt/py'],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=make_environment())
         self.assertEqual((done.returncode, done.stdout.decode()), (0, ''))
         with open(os.path.join(destination, 'opt/py/build_custom_op/_library.py')) as stream:
             lines = [line for line in stream if line.startswith('_INSTALLED_')]
