@@ -164,8 +164,8 @@ class CommandTest(tap.FakeToolchainTest):
         self.assertEqual(err, "build-custom-op: unrecognized option '--foo=bar'\n"
                               "Try 'build-custom-op --help' for more information.\n")
 
-    def test_closed_standard_descriptors(self):
-        for closing in ('>&-', '2>&-', '<&-'):
+    def test_closed_standard_descriptors_and_a_full_stdout(self):
+        for closing in ('>&-', '2>&-', '<&-', '>/dev/full'):
             with self.subTest(closing=closing):
                 ends = []
                 for command in ([BINARY], module_command()):
@@ -175,7 +175,9 @@ class CommandTest(tap.FakeToolchainTest):
                                           env=python_environment())
                     ends.append((done.returncode, done.stderr.decode()))
                 self.assertEqual(ends[1], ends[0])
-                self.assertEqual(ends[0], (0, ''))
+                self.assertEqual(ends[0], (1, 'build-custom-op: cannot write to stdout: '
+                                              'No space left on device\n')
+                                 if closing == '>/dev/full' else (0, ''))
 
     def interrupted(self, face, number):
         """Runs a build that hangs in a compile, sends it a signal, and
