@@ -19,6 +19,7 @@
 #include "diag.h"
 #include "exec.h"
 #include "fsutil.h"
+#include "inputs.h"
 #include "interrupt.h"
 #include "plan.h"
 #include "state.h"
@@ -97,81 +98,13 @@ static void report(const struct bco_request *request, enum bco_message_kind kind
 		request->progress(request->progress_context, kind, text);
 }
 
-/* Checks that a list the caller gave has no NULL entries. */
-static int check_list(struct diag *diag, const char *what, const char *const *items, size_t count)
-{
-	if (count && !items)
-		return diag_fail(diag, BCO_ERROR_USAGE, "%s: %zu given but the list is NULL", what, count);
-	for (size_t i = 0; i < count; i++)
-		if (!items[i])
-			return diag_fail(diag, BCO_ERROR_USAGE, "%s: entry %zu is NULL", what, i + 1);
-	return 0;
-}
-
-static int check_request_lists(struct call *call)
-{
-	const struct bco_request *r = call->request;
-	struct diag *diag = &call->diag;
-	if (r->function_count && !r->functions)
-		return diag_fail(diag, BCO_ERROR_USAGE, "function names: %zu given but the list is NULL",
-		                 r->function_count);
-	return check_list(diag, "schemas", r->schemas, r->schema_count) ||
-	       check_list(diag, "sources", r->sources, r->source_count) ||
-	       check_list(diag, "includes", r->includes, r->include_count) ||
-	       check_list(diag, "cflags", r->cflags, r->cflag_count) ||
-	       check_list(diag, "launcher", r->launcher, r->launcher_count) ? -1 : 0;
-}
-
 static int validate_request_ops(struct call *call)
 {
 	const struct bco_request *r = call->request;
-	if (check_request_lists(call) != 0)
+	if (inputs_check_lists(r, &call->diag) != 0)
 		return -1;
 	return validate_ops(&call->arena, r->functions, r->function_count, r->schemas, r->schema_count,
 	                    r->progress, r->progress_context, &call->ops, &call->op_count, &call->diag);
-}
-
-/* The library name without its extension, as the original's splitext. */
-static const char *library_name(struct call *call)
-{
-	const char *name = call->request->name;
-	if (!name || !*name) {
-		diag_fail(&call->diag, BCO_ERROR_USAGE, "no library name: give one, such as 'relu'");
-		return NULL;
-	}
-	for (const char *p = name; *p; p++) {
-		if (*p == '/' || (unsigned char)*p < 0x20) {
-			diag_fail(&call->diag, BCO_ERROR_INPUT,
-			          "library name '%s' must be a file name, without '/' or control characters",
-			          name);
-			return NULL;
-		}
-	}
-	const char *dot = strrchr(name, '.');
-	const char *first = name;
-	while (*first == '.')
-		first++;
-	size_t length = dot && dot > first ? (size_t)(dot - name) : strlen(name);
-	char *base = arena_strndup(&call->arena, name, length);
-	if (strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
-		diag_fail(&call->diag, BCO_ERROR_INPUT, "library name '%s' is not a file name", name);
-		return NULL;
-	}
-	return base;
-}
-
-static int check_sources(struct call *call)
-{
-	const struct bco_request *r = call->request;
-	if (r->source_count == 0)
-		return diag_fail(&call->diag, BCO_ERROR_USAGE,
-		                 "no kernel sources: give the C++ files that define the ops");
-	for (size_t i = 0; i < r->source_count; i++) {
-		if (access(r->sources[i], R_OK) != 0)
-			return diag_fail(&call->diag, BCO_ERROR_INPUT, "cannot read source %s: %s",
-			                 r->sources[i], strerror(errno));
-	}
-	return 0;
 }
 
 static int cflags_contain(const struct bco_request *request, const char *flag)
@@ -276,8 +209,10 @@ static int run_build(struct call *call, bco_result **result)
 	const struct bco_request *request = call->request;
 	struct arena *arena = &call->arena;
 	struct diag *diag = &call->diag;
-	const char *name = library_name(call);
-	if (!name || validate_request_ops(call) != 0 || check_sources(call) != 0)
+	const char *name = inputs_library_name(arena, request->name, diag);
+	const char *const *sources = NULL;
+	if (!name || validate_request_ops(call) != 0 ||
+	    inputs_sources(arena, request, &sources, diag) != 0)
 		return -1;
 	if (request->jobs < 0)
 		return diag_fail(diag, BCO_ERROR_USAGE, "jobs must be at least 1 (0 means one per CPU)");
@@ -286,10 +221,12 @@ static int run_build(struct call *call, bco_result **result)
 	if (target_resolve(arena, request, !request->dry_run, &toolchain, diag) != 0)
 		return -1;
 	call->toolchain = toolchain;
-	const char *build_dir = request->build_dir && *request->build_dir ? request->build_dir : "build";
+	const char *build_dir = inputs_build_dir(arena, request->build_dir, diag);
+	if (!build_dir || inputs_check_users_files(arena, build_dir, diag) != 0)
+		return -1;
 	int pack = request->target == BCO_TARGET_XTENSA && !cflags_contain(request, "-g");
 	struct plan plan;
-	if (plan_build(arena, &toolchain, build_dir, name, request->sources, request->source_count,
+	if (plan_build(arena, &toolchain, build_dir, name, sources, request->source_count,
 	               request->multicore, pack, &plan, diag) != 0)
 		return -1;
 
@@ -305,7 +242,8 @@ static int run_build(struct call *call, bco_result **result)
 	char cwd[PATH_MAX];
 	if (!getcwd(cwd, sizeof cwd))
 		return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot read the working directory: %s", strerror(errno));
-	if (compdb_write(arena, &plan, cwd, arena_printf(arena, "%s/compile_commands.json", build_dir), diag) != 0)
+	if (compdb_write(arena, &plan, cwd, arena_printf(arena, "%s/compile_commands.json", build_dir), diag) != 0 ||
+	    (!request->dry_run && inputs_claim_compile_commands(arena, build_dir, diag) != 0))
 		return -1;
 
 	if (request->dry_run) {

@@ -55,7 +55,7 @@ int fs_read_file(struct arena *arena, const char *path, char **text, size_t *len
 	return 0;
 }
 
-static int same_content(struct arena *arena, const char *path, const char *bytes, size_t length)
+int fs_holds(struct arena *arena, const char *path, const char *bytes, size_t length)
 {
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uintmax_t)st.st_size != length)
@@ -70,7 +70,7 @@ static int same_content(struct arena *arena, const char *path, const char *bytes
 int fs_write_atomic(struct arena *arena, const char *path, const char *bytes,
                     size_t length, struct diag *diag)
 {
-	if (same_content(arena, path, bytes, length))
+	if (fs_holds(arena, path, bytes, length))
 		return 0;
 	char *temporary = arena_printf(arena, "%s.tmpXXXXXX", path);
 	int fd = mkstemp(temporary);
