@@ -15,6 +15,7 @@
 
 #include "arena.h"
 #include "buildcustomop.h"
+#include "bundle_command.h"
 #include "console.h"
 #include "fsutil.h"
 #include "output_file.h"
@@ -26,6 +27,7 @@ static const char program[] = "build-custom-op";
 static const char usage_text[] =
 "Usage: build-custom-op [OPTIONS] --name NAME --op [FN=]SCHEMA... SOURCE...\n"
 "       build-custom-op --emit-wrapper FILE --op [FN=]SCHEMA...\n"
+"       build-custom-op bundle [OPTIONS] --name NAME --shape FILE... SOURCE...\n"
 "\n"
 "Builds GPSIMD custom operators: generates wrapper.cpp from the op schemas,\n"
 "compiles the kernel sources and the wrapper, links one library (or eight,\n"
@@ -81,6 +83,10 @@ static const char usage_text[] =
 "  build-custom-op --emit-wrapper - --op 'relu=my_ops::relu(Tensor x) -> Tensor'\n"
 "  build-custom-op --target host --multicore --name relu \\\n"
 "      --op 'my_ops::relu(Tensor x) -> Tensor' relu.cpp\n"
+"\n"
+"bundle builds lib<NAME>.so, the bundle of custom_op.load_library(), from\n"
+"shape sources (NEURON_LIBRARY) and kernel sources; it runs the Python\n"
+"implementation and needs PyTorch.  See build-custom-op bundle --help.\n"
 "\n"
 "Exit status: 0 built, 1 input or build error, 2 usage error.  Interrupted\n"
 "by a signal (SIGINT, SIGTERM), it cleans up, then ends by that signal (a\n"
@@ -499,6 +505,8 @@ int main(int argc, char **argv)
 {
 	if (open_standard_descriptors() != 0)
 		return EXIT_BUILD_ERROR;
+	if (argc > 1 && strcmp(argv[1], "bundle") == 0)
+		return bundle_command(argc - 1, argv + 1);
 	struct command command;
 	int code = parse_command_line(argc, argv, &command);
 	if (code == 0)

@@ -153,8 +153,8 @@ class _Steps:
         return CustomOpError(message, description, path=path, **extra)
 
 
-def _loaded_shape_ops(path, steps, number):
-    """Step 2: the ops of the loaded shape library, with their schemas."""
+def _loaded_shape_ops(path, steps, number, schema_number):
+    """Steps 2 and 3: the ops of the loaded shape library, with their schemas."""
     try:
         ops = _shape_library.read_ops(path)
     except _shape_library.ShapeLibraryError as error:
@@ -164,7 +164,7 @@ def _loaded_shape_ops(path, steps, number):
         try:
             op.schema = _shape_library.schema_string(op)
         except RuntimeError as error:
-            raise steps.fail(number, 'reading the schemas', f'{op.qualified}: {error}',
+            raise steps.fail(schema_number, 'formatting the schemas', f'{op.qualified}: {error}',
                              op.source) from None
     return ops
 
@@ -281,7 +281,7 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
     except _shape_library.ShapeLibraryError as error:
         raise steps.fail(1, 'building the shape library', str(error),
                          ', '.join(shape_srcs)) from None
-    ops = _loaded_shape_ops(shape_path, steps, 2)
+    ops = _loaded_shape_ops(shape_path, steps, 2, 3)
     if verbose:
         for op in ops:
             print(f'schemas for {op.qualified}: {op.schema}')
@@ -362,7 +362,7 @@ def load_library(libname, verbose=False, *, target=None):
         shape_path = _shape_library.load_library(shape_path, bundle.member(bundle.shapelib))
     except _shape_library.ShapeLibraryError as error:
         raise steps.fail(3, 'loading the shape library', str(error), shape_path) from None
-    ops = _loaded_shape_ops(shape_path, steps, 3)
+    ops = _loaded_shape_ops(shape_path, steps, 3, 3)
     recorded = {(namespace, op): (fn, schema) for namespace, op, fn, schema in bundle.ops()}
     found = {(op.namespace, op.op): (op.fn, op.schema) for op in ops}
     if recorded != found:
