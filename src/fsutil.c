@@ -55,7 +55,7 @@ int fs_read_file(struct arena *arena, const char *path, char **text, size_t *len
 	return 0;
 }
 
-static int same_content(struct arena *arena, const char *path, const char *bytes, size_t length)
+int fs_has_content(struct arena *arena, const char *path, const char *bytes, size_t length)
 {
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uintmax_t)st.st_size != length)
@@ -70,7 +70,7 @@ static int same_content(struct arena *arena, const char *path, const char *bytes
 int fs_write_atomic(struct arena *arena, const char *path, const char *bytes,
                     size_t length, struct diag *diag)
 {
-	if (same_content(arena, path, bytes, length))
+	if (fs_has_content(arena, path, bytes, length))
 		return 0;
 	char *temporary = arena_printf(arena, "%s.tmpXXXXXX", path);
 	int fd = mkstemp(temporary);
@@ -135,6 +135,15 @@ int fs_mtime(const char *path, struct timespec *mtime)
 	if (stat(path, &st) != 0)
 		return -1;
 	*mtime = st.st_mtim;
+	return 0;
+}
+
+int fs_touch_now(int fd, struct timespec *now)
+{
+	struct stat st;
+	if (futimens(fd, NULL) != 0 || fstat(fd, &st) != 0)
+		return -1;
+	*now = st.st_mtim;
 	return 0;
 }
 
