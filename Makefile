@@ -13,7 +13,8 @@ CXXFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 ALL_CFLAGS = -std=c11 $(WARNINGS) -fPIC $(CFLAGS) $(SANITIZE)
 ALL_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(CPPFLAGS)
-ALL_LDFLAGS = $(LDFLAGS) $(SANITIZE)
+# The library serialises its signal state with a mutex.
+ALL_LDFLAGS = $(LDFLAGS) -pthread $(SANITIZE)
 
 LIBRARY_SOURCES = \
 	src/arena.c src/buffer.c src/diag.c src/fsutil.c src/output_file.c \
@@ -55,6 +56,7 @@ buildcustomop.pc: Makefile
 		'Description: build front-end for GPSIMD custom operators' \
 		'Version: 0.1.0' \
 		'Libs: -L$${libdir} -lbuildcustomop' \
+		'Libs.private: -pthread' \
 		'Cflags: -I$${includedir}' >$@
 
 # Builds the multicore relu example for this machine and runs it on eight

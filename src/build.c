@@ -314,10 +314,10 @@ static void report_future(struct call *call, struct state *state, int *warned)
 		snprintf(date, sizeof date, "%lld s after the epoch", (long long)seconds);
 	const char *first = state->future.items[0];
 	char *text = state->future.length == 1
-		? arena_printf(&call->arena, "%s is dated %s, in the future: check the clock "
-		               "(a change of its date is a change, but a date to come is not)", first, date)
-		: arena_printf(&call->arena, "%zu inputs are dated in the future, such as %s (%s): check "
-		               "the clock (a change of their date is a change, but a date to come is not)",
+		? arena_printf(&call->arena, "%s is dated %s, in the future; check the clock "
+		               "(it is rebuilt when its date changes, not at every build)", first, date)
+		: arena_printf(&call->arena, "%zu inputs are dated in the future, such as %s (%s); check "
+		               "the clock (each is rebuilt when its date changes, not at every build)",
 		               state->future.length, first, date);
 	report(call->request, BCO_MESSAGE_WARNING, text);
 }
