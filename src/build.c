@@ -264,11 +264,15 @@ static void step_finished(void *context, size_t index)
 		recorder->failed = 1;
 }
 
-/* Whether the build writes name (in the build directory) this time. */
+static int ends_with(const char *text, const char *suffix)
+{
+	size_t length = strlen(text), suffix_length = strlen(suffix);
+	return length > suffix_length && strcmp(text + length - suffix_length, suffix) == 0;
+}
+
+/* Whether name (in the build directory) is a step's output this time. */
 static int build_makes(const struct plan *plan, const char *name)
 {
-	if (strcmp(name, "wrapper.cpp") == 0 || strcmp(name, "compile_commands.json") == 0)
-		return 1;
 	for (size_t i = 0; i < plan->step_count; i++)
 		for (size_t o = 0; o < plan->steps[i].output_count; o++)
 			if (strcmp(plan_output_name(plan, plan->steps[i].outputs[o]), name) == 0)
@@ -287,8 +291,11 @@ static int remove_dead_outputs(struct call *call, const struct plan *plan, struc
 	for (size_t i = log->length; i-- > 0;) {
 		const char *output = log->entries[i].output;
 		const char *library = log->entries[i].library;
-		/* An entry of a version 1 log names no library: it was this one's. */
-		if ((*library && strcmp(library, state->library) != 0) || build_makes(plan, output))
+		/* An entry of a version 1 log names no library: it was this one's.
+		 * Only objects and libraries are steps' outputs: a damaged log
+		 * never makes a source, the log or the lock go. */
+		if ((*library && strcmp(library, state->library) != 0) || build_makes(plan, output) ||
+		    !(ends_with(output, ".o") || ends_with(output, ".so")))
 			continue;
 		char *path = arena_printf(&call->arena, "%s/%s", build_dir, output);
 		if (unlink(path) != 0 && errno != ENOENT)

@@ -14,7 +14,8 @@ int fs_read_file(struct arena *arena, const char *path, char **text, size_t *len
 /* Returns 1 when path is a regular file holding exactly length bytes of bytes. */
 int fs_has_content(struct arena *arena, const char *path, const char *bytes, size_t length);
 /* Writes length bytes to path through a temporary file and rename, unless
- * path already holds exactly those bytes (its mtime is then kept).
+ * path already holds exactly those bytes (its mtime is then kept).  The
+ * file gets the mode a plain creat() would give it.
  * Returns 0, or -1 with diag set. */
 int fs_write_atomic(struct arena *arena, const char *path, const char *bytes,
                     size_t length, struct diag *diag);

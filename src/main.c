@@ -52,7 +52,8 @@ static const char usage_text[] =
 "                           with the SDK emulator; run with run-custom-op)\n"
 "  -j N                     run N steps at once (default: the number of CPUs)\n"
 "  -k, --keep-going         after a failure, go on with steps that do not need it\n"
-"  -n, --dry-run            print the commands, shell-quoted, and run none\n"
+"  -n, --dry-run            print the commands of the steps that would run,\n"
+"                           shell-quoted, and run none; writes nothing\n"
 "  -v, --verbose            print each command as it runs\n"
 "      --launcher CMD       put CMD before each compile, e.g. ccache or distcc\n"
 "                           (default: $CUSTOM_OP_LAUNCHER)\n"
@@ -79,7 +80,7 @@ static const char usage_text[] =
 "      --op 'my_ops::relu(Tensor x) -> Tensor' relu.cpp\n"
 "\n"
 "Exit status: 0 built, 1 input or build error, 2 usage error,\n"
-"130 or 143 interrupted.  See build-custom-op(1).\n";
+"129, 130 or 143 interrupted.  See build-custom-op(1).\n";
 
 enum option_code {
 	OPTION_NAME = 256,

@@ -129,7 +129,7 @@ check_eq "compile_commands.json" "$(cat 'dry run/compile_commands.json')" "[
     \"output\": \"dry run/wrapper.o\"
   }
 ]"
-"$BCO" -B j --cflag '-DQ="x\y"' --name relu --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp >/dev/null
+"$BCO" -B j --cflag '-DQ="x\y"' --name relu --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp >/dev/null 2>&1
 cat >check.py <<'PY'
 import json
 print(json.load(open("j/compile_commands.json"))[0]["arguments"][17])

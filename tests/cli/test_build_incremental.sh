@@ -195,6 +195,15 @@ run_bco -j 2 --name lib --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp
 check_eq "a source dropped from the build: its object goes" "$status:$(files)" \
 	"0:compile_commands.json lib.packed.so lib.so lib.stripped.so relu.o wrapper.cpp wrapper.o "
 
+# Only objects and libraries are ever removed so, whatever a damaged log says.
+printf '0000000000000001 0000000000000002 lib\t%s\n' relu.cpp .build-custom-op.lock stale.so \
+	>>build/.build-custom-op.log
+cp src/relu.cpp build/relu.cpp
+: >build/stale.so
+build
+check_eq "a damaged log cannot make a build remove a source or the lock, only an object or a library" \
+	"$status:$(ls -A build | grep -c -e '^relu.cpp$' -e lock -e stale)" "0:2"
+
 # Multicore: one header, one compile, eight links and packs.
 rm -rf build
 : >log
