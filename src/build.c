@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
@@ -185,6 +186,38 @@ static int cflags_contain(const struct bco_request *request, const char *flag)
 	return 0;
 }
 
+/* Waits while a process group named in the lock file lives: the tools that
+ * a build killed outright (SIGKILL) left running, which would otherwise
+ * overwrite this build's outputs.  A tool that started a session of its own
+ * (a compiler cache's server) is not waited for. */
+static int wait_for_orphans(struct call *call, const char *build_dir)
+{
+	char text[4096];
+	ssize_t length = pread(call->lock_fd, text, sizeof text - 1, 0);
+	if (length <= 0)
+		return 0;
+	text[length] = '\0';
+	int reported = 0;
+	for (char *line = text, *end; *line; line = end) {
+		long group = strtol(line, &end, 10);
+		if (end == line)
+			break;
+		while (group > 1 && (kill((pid_t)-group, 0) == 0 || errno == EPERM)) {
+			if (interrupt_caught())
+				return interrupt_fail(&call->diag, interrupt_caught());
+			if (!reported) {
+				report(call->request, BCO_MESSAGE_STATUS,
+				       arena_printf(&call->arena, "waiting for the tools of a killed build of %s to "
+				                    "end (process group %ld)", build_dir, group));
+				reported = 1;
+			}
+			struct timespec pause = { 0, 50L * 1000 * 1000 };
+			nanosleep(&pause, NULL);
+		}
+	}
+	return 0;
+}
+
 /* Takes the build directory's lock, waiting for another build to finish;
  * an interrupt ends the wait. */
 static int take_lock(struct call *call, const char *build_dir)
@@ -196,7 +229,7 @@ static int take_lock(struct call *call, const char *build_dir)
 	int reported = 0;
 	for (;;) {
 		if (flock(call->lock_fd, LOCK_EX | LOCK_NB) == 0)
-			return 0;
+			return wait_for_orphans(call, build_dir);
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return diag_fail(&call->diag, BCO_ERROR_SYSTEM, "cannot lock %s: %s", path, strerror(errno));
 		if (interrupt_caught())
@@ -234,12 +267,39 @@ static void explain_failure(void *context, const struct step *step, struct buffe
 }
 
 /* Records each step in the build log as it finishes, so that a build
- * killed half-way redoes only what was not finished. */
+ * killed half-way redoes only what was not finished; keeps the process
+ * groups of the running steps in the lock file (see wait_for_orphans). */
 struct recorder {
 	struct state *state;
 	struct diag diag;  /* the first failure to write the log */
 	int failed;
+	int lock_fd;
+	pid_t *groups;     /* per step: its process group while it runs, else 0 */
 };
+
+/* Rewrites the lock file with the running steps' process groups.  At
+ * worst a failure leaves stale numbers, which the next build finds dead. */
+static void note_running(struct recorder *recorder)
+{
+	char text[4096];
+	size_t length = 0;
+	const struct plan *plan = recorder->state->plan;
+	for (size_t i = 0; i < plan->step_count && length + 24 < sizeof text; i++)
+		if (recorder->groups[i])
+			length += (size_t)snprintf(text + length, sizeof text - length, "%ld\n",
+			                           (long)recorder->groups[i]);
+	if (length && pwrite(recorder->lock_fd, text, length, 0) != (ssize_t)length)
+		return;
+	if (ftruncate(recorder->lock_fd, (off_t)length) != 0)
+		return;
+}
+
+static void step_spawned(void *context, size_t index, pid_t group)
+{
+	struct recorder *recorder = context;
+	recorder->groups[index] = group;
+	note_running(recorder);
+}
 
 static void step_starting(void *context, size_t index)
 {
@@ -253,6 +313,10 @@ static void step_finished(void *context, size_t index)
 	struct state *state = recorder->state;
 	const struct plan *plan = state->plan;
 	const struct step *step = &plan->steps[index];
+	if (recorder->groups[index]) {
+		recorder->groups[index] = 0;
+		note_running(recorder);
+	}
 	uint64_t inputs;
 	if (step->state != STEP_SUCCEEDED || recorder->failed || !state_step_finished(state, index, &inputs))
 		return;
@@ -422,7 +486,8 @@ static int run_build(struct call *call, bco_result **result)
 				return -1;
 		}
 		if (to_run > 0) {
-			struct recorder recorder = { .state = &state };
+			struct recorder recorder = { .state = &state, .lock_fd = call->lock_fd };
+			recorder.groups = arena_array(arena, plan.step_count, sizeof(pid_t));
 			diag_init(&recorder.diag, arena);
 			call->log = &log;
 			if (buildlog_open_append(&log, log_path, diag) != 0)
@@ -436,9 +501,8 @@ static int run_build(struct call *call, bco_result **result)
 				.progress_context = request->progress_context,
 				.explain_failure = explain_failure,
 				.explain_context = call,
-				/* A tool that outlives a killed build keeps the directory locked. */
-				.inherit_fd = call->lock_fd,
 				.step_starting = step_starting,
+				.step_spawned = step_spawned,
 				.step_finished = step_finished,
 				.hook_context = &recorder,
 			};

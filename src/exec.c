@@ -239,10 +239,6 @@ static int spawn_job(struct run *run, struct job *job, struct step *step)
 	if ((error = posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)) == 0 &&
 	    (error = posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO)) == 0 &&
 	    (error = posix_spawn_file_actions_adddup2(&actions, ends[1], STDERR_FILENO)) == 0 &&
-	    /* dup2 onto itself clears close-on-exec: the job inherits it. */
-	    (run->options->inherit_fd <= STDERR_FILENO ||
-	     (error = posix_spawn_file_actions_adddup2(&actions, run->options->inherit_fd,
-	                                               run->options->inherit_fd)) == 0) &&
 	    (error = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
 	                                                   POSIX_SPAWN_SETSIGMASK)) == 0 &&
 	    (error = posix_spawnattr_setpgroup(&attributes, 0)) == 0 &&
@@ -305,6 +301,8 @@ static void start_step(struct run *run, size_t index)
 	job->exit_status = 0;
 	buffer_init(&job->output, run->arena);
 	run->running++;
+	if (run->options->step_spawned)
+		run->options->step_spawned(run->options->hook_context, index, job->pid);
 }
 
 static void start_ready_steps(struct run *run)

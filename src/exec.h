@@ -12,6 +12,7 @@
 #define EXEC_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "buildcustomop.h"
 
@@ -54,12 +55,11 @@ struct exec_options {
 	 * (for example what the schema requires of an undefined kernel). */
 	void (*explain_failure)(void *context, const struct step *step, struct buffer *report);
 	void *explain_context;
-	/* A descriptor every job inherits (the build directory's lock, so that
-	 * a job outliving a killed build still holds it); 0, 1, 2 or -1: none. */
-	int inherit_fd;
-	/* Called just before step index is spawned, and once it is over (its
-	 * state SUCCEEDED or FAILED); either may be NULL. */
+	/* Called just before step index is spawned, once it runs in process
+	 * group `group`, and once it is over (its state SUCCEEDED or FAILED);
+	 * any may be NULL. */
 	void (*step_starting)(void *context, size_t index);
+	void (*step_spawned)(void *context, size_t index, pid_t group);
 	void (*step_finished)(void *context, size_t index);
 	void *hook_context;
 };

@@ -148,8 +148,8 @@ wait $second
 check_eq "a build killed with -9 leaves no stale lock: the waiting build goes on" "$?:$(cat out2.txt)" \
 	"0:build/lib.packed.so"
 
-# A build killed with -9: its tools hold the lock while they live, so the
-# next build waits for them instead of having its objects overwritten.
+# A build killed with -9: the lock file names its tools' process groups, so
+# the next build waits for them instead of having its objects overwritten.
 rm -rf build stamps gate other
 mkdir other
 printf 'int other;\n' >other/relu.cpp
@@ -164,7 +164,7 @@ wait $first 2>/dev/null
 ${BCO_RUNNER:-} "$BCO" -j 1 --name lib --op 'my_ops::relu(Tensor x) -> Tensor' other/relu.cpp >out2.txt 2>err2.txt &
 second=$!
 tries=0
-while ! grep -q waiting err2.txt && kill -0 $second 2>/dev/null && [ $tries -lt 100 ]; do
+while ! grep -q waiting err2.txt 2>/dev/null && kill -0 $second 2>/dev/null && [ $tries -lt 100 ]; do
 	sleep 0.1
 	tries=$((tries + 1))
 done
@@ -173,10 +173,29 @@ wait $second
 code=$?
 tries=0
 while ! grep -q '^end relu.o' stamps && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
-check_eq "the next build waits for the tools of a build killed with -9" "$(head -1 err2.txt)" \
-	"waiting for another build of build to finish"
+check_eq "the next build waits for the tools of a build killed with -9" \
+	"$(head -1 err2.txt | sed 's/group [0-9]*)$/group N)/')" \
+	"waiting for the tools of a killed build of build to end (process group N)"
 check_eq "and then builds its own object, which the orphaned tool does not overwrite" \
 	"$code:$(cat out2.txt):$(cat build/relu.o)" "0:build/lib.packed.so:object of other/relu.cpp"
+
+# A launcher that leaves a server running in a session of its own (as a
+# compiler cache does) does not keep the next build waiting.
+cat >daemon-launcher <<'SH'
+#!/bin/sh
+setsid sleep 60 </dev/null >/dev/null 2>&1 &
+echo $! >>"$DAEMONS"
+exec "$@"
+SH
+chmod +x daemon-launcher
+rm -rf build
+DAEMONS=$WORK/daemons build -j 2 --launcher "$WORK/daemon-launcher"
+# shellcheck disable=SC2086 # the runner is words
+DAEMONS=$WORK/daemons timeout 20 ${BCO_RUNNER:-} "$BCO" --launcher "$WORK/daemon-launcher" --name lib \
+	--op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp src/axpy.cpp >out2.txt 2>err2.txt
+check_eq "a server a launcher left running does not hold the next build" "$?:$(cat out2.txt):$(cat err2.txt)" \
+	"0:build/lib.packed.so:"
+while read -r daemon; do kill "$daemon"; done <daemons
 
 # The log records each step as it ends: after a build killed with -9 during
 # the link, the next build does only the link and the pack.
