@@ -18,10 +18,13 @@ ALL_LDFLAGS = $(LDFLAGS) -pthread $(SANITIZE)
 
 LIBRARY_SOURCES = \
 	src/arena.c src/buffer.c src/diag.c src/fsutil.c src/output_file.c \
-	src/schema.c src/validate.c src/codegen.c \
+	src/schema.c src/validate.c src/codegen.c src/inputs.c src/shell_words.c \
 	src/target.c src/plan.c src/state.c src/depfile.c src/buildlog.c \
 	src/interrupt.c src/exec.c src/compdb.c src/build.c
 LIBRARY_OBJECTS = $(LIBRARY_SOURCES:src/%.c=obj/%.o)
+# The command's own front-end, on top of the library.
+COMMAND_SOURCES = src/main.c src/console.c
+COMMAND_OBJECTS = $(COMMAND_SOURCES:src/%.c=obj/%.o)
 
 # Fragments add to these: programs to build, tests to run, files to clean.
 PROGRAMS = build-custom-op libbuildcustomop.a libbuildcustomop.so
@@ -47,8 +50,8 @@ libbuildcustomop.a: $(LIBRARY_OBJECTS)
 libbuildcustomop.so: $(LIBRARY_OBJECTS)
 	$(CC) -shared -Wl,-soname,libbuildcustomop.so.0 $(ALL_LDFLAGS) -o $@ $(LIBRARY_OBJECTS)
 
-build-custom-op: obj/main.o libbuildcustomop.a
-	$(CC) $(ALL_LDFLAGS) -o $@ obj/main.o libbuildcustomop.a
+build-custom-op: $(COMMAND_OBJECTS) libbuildcustomop.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(COMMAND_OBJECTS) libbuildcustomop.a
 
 buildcustomop.pc: Makefile
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \

@@ -131,6 +131,18 @@ int bco_error_signal(const bco_error *error);
 /* Frees an error; NULL is allowed. */
 void bco_error_free(bco_error *error);
 
+/* Splits text into words as a POSIX shell splits a command line, with
+ * nothing expanded ($, `, ~, *, # and the like are plain characters):
+ * blanks (space, tab, newline) separate words; '...' keeps everything as
+ * it is; "..." keeps everything but a backslash before $ ` " \ or a
+ * newline; elsewhere a backslash keeps the next character; a backslash and
+ * a newline join lines; '' is an empty word.  On success returns 0 and sets
+ * *words to a NULL-terminated array of the *count words, one block freed
+ * with bco_free; an unclosed quote is BCO_ERROR_INPUT.  The time is linear
+ * in the length of text.  build-custom-op splits --launcher with it, and
+ * the Python module its includes, cflags and launcher. */
+int bco_split_words(const char *text, char ***words, size_t *count, bco_error **error);
+
 /* Frees text returned by the library; NULL is allowed. */
 void bco_free(void *pointer);
 /* The library's version, BCO_VERSION. */

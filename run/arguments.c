@@ -46,14 +46,18 @@ static int parse_integer(const char *text, long long *value)
 	return 0;
 }
 
-/* A whole number as strtod reads it (decimal, exponent, inf, nan). */
+/* A whole number as strtod reads it (decimal, exponent, inf, nan); -2
+ * when it is beyond the range of a double (1e400). */
 static int parse_real(const char *text, double *value)
 {
 	char *end;
 	if (!*text || *text == ' ')
 		return -1;
+	errno = 0;
 	*value = strtod(text, &end);
-	return *end ? -1 : 0;
+	if (*end)
+		return -1;
+	return errno == ERANGE && isinf(*value) ? -2 : 0;
 }
 
 static int make_scalar(struct npy_array *array, enum npy_dtype dtype, const void *value)
@@ -91,15 +95,20 @@ static int build_scalar(const struct op_record *op, int index, const char *text,
 			int64_t wide = integer;
 			made = make_scalar(array, NPY_INT64, &wide);
 		}
-	} else if (kind == 'S' && integer_status == 0) {
+	} else if (kind == 'S' && integer_status != -1) {
+		/* A whole number is an int64, as for long long. */
+		if (integer_status == -2)
+			return fail(2, error, "%s argument %d (%s): --scalar %s is out of the int64 range",
+			            op->name, index + 1, what, text);
 		int64_t wide = integer;
 		made = make_scalar(array, NPY_INT64, &wide);
 	} else {
-		if (parse_real(text, &real) != 0)
+		int real_status = parse_real(text, &real);
+		if (real_status == -1)
 			return fail(2, error, "%s argument %d (%s): --scalar %s is not a number", op->name,
 			            index + 1, what, text);
 		float single = (float)real;
-		if (isfinite(real) && !isfinite(single))
+		if (real_status == -2 || (isfinite(real) && !isfinite(single)))
 			return fail(2, error, "%s argument %d (%s): --scalar %s is out of the float32 range",
 			            op->name, index + 1, what, text);
 		made = make_scalar(array, NPY_FLOAT32, &single);

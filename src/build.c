@@ -21,6 +21,7 @@
 #include "diag.h"
 #include "exec.h"
 #include "fsutil.h"
+#include "inputs.h"
 #include "interrupt.h"
 #include "plan.h"
 #include "state.h"
@@ -45,6 +46,7 @@ struct call {
 	int catching_interrupts;
 	struct op *ops;
 	size_t op_count;
+	struct toolchain toolchain; /* once resolved; zero (xtensa) before */
 };
 
 static struct call *call_begin(const struct bco_request *request)
@@ -101,81 +103,13 @@ static void report(const struct bco_request *request, enum bco_message_kind kind
 		request->progress(request->progress_context, kind, text);
 }
 
-/* Checks that a list the caller gave has no NULL entries. */
-static int check_list(struct diag *diag, const char *what, const char *const *items, size_t count)
-{
-	if (count && !items)
-		return diag_fail(diag, BCO_ERROR_USAGE, "%s: %zu given but the list is NULL", what, count);
-	for (size_t i = 0; i < count; i++)
-		if (!items[i])
-			return diag_fail(diag, BCO_ERROR_USAGE, "%s: entry %zu is NULL", what, i + 1);
-	return 0;
-}
-
-static int check_request_lists(struct call *call)
-{
-	const struct bco_request *r = call->request;
-	struct diag *diag = &call->diag;
-	if (r->function_count && !r->functions)
-		return diag_fail(diag, BCO_ERROR_USAGE, "function names: %zu given but the list is NULL",
-		                 r->function_count);
-	return check_list(diag, "schemas", r->schemas, r->schema_count) ||
-	       check_list(diag, "sources", r->sources, r->source_count) ||
-	       check_list(diag, "includes", r->includes, r->include_count) ||
-	       check_list(diag, "cflags", r->cflags, r->cflag_count) ||
-	       check_list(diag, "launcher", r->launcher, r->launcher_count) ? -1 : 0;
-}
-
 static int validate_request_ops(struct call *call)
 {
 	const struct bco_request *r = call->request;
-	if (check_request_lists(call) != 0)
+	if (inputs_check_lists(r, &call->diag) != 0)
 		return -1;
 	return validate_ops(&call->arena, r->functions, r->function_count, r->schemas, r->schema_count,
 	                    r->progress, r->progress_context, &call->ops, &call->op_count, &call->diag);
-}
-
-/* The library name without its extension, as the original's splitext. */
-static const char *library_name(struct call *call)
-{
-	const char *name = call->request->name;
-	if (!name || !*name) {
-		diag_fail(&call->diag, BCO_ERROR_USAGE, "no library name: give one, such as 'relu'");
-		return NULL;
-	}
-	for (const char *p = name; *p; p++) {
-		if (*p == '/' || (unsigned char)*p < 0x20) {
-			diag_fail(&call->diag, BCO_ERROR_INPUT,
-			          "library name '%s' must be a file name, without '/' or control characters",
-			          name);
-			return NULL;
-		}
-	}
-	const char *dot = strrchr(name, '.');
-	const char *first = name;
-	while (*first == '.')
-		first++;
-	size_t length = dot && dot > first ? (size_t)(dot - name) : strlen(name);
-	char *base = arena_strndup(&call->arena, name, length);
-	if (strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
-		diag_fail(&call->diag, BCO_ERROR_INPUT, "library name '%s' is not a file name", name);
-		return NULL;
-	}
-	return base;
-}
-
-static int check_sources(struct call *call)
-{
-	const struct bco_request *r = call->request;
-	if (r->source_count == 0)
-		return diag_fail(&call->diag, BCO_ERROR_USAGE,
-		                 "no kernel sources: give the C++ files that define the ops");
-	for (size_t i = 0; i < r->source_count; i++) {
-		if (access(r->sources[i], R_OK) != 0)
-			return diag_fail(&call->diag, BCO_ERROR_INPUT, "cannot read source %s: %s",
-			                 r->sources[i], strerror(errno));
-	}
-	return 0;
 }
 
 static int cflags_contain(const struct bco_request *request, const char *flag)
@@ -245,10 +179,29 @@ static int take_lock(struct call *call, const char *build_dir)
 	}
 }
 
-/* Adds what the schema requires when a link failed on an undefined kernel. */
+/* Passes the steps' messages on; after a host compile's output, the note
+ * on its warnings that only a 64-bit host gives. */
+static void report_step(void *context, enum bco_message_kind kind, const char *text)
+{
+	struct call *call = context;
+	const struct bco_request *request = call->request;
+	if (kind == BCO_MESSAGE_OUTPUT) {
+		struct buffer noted;
+		buffer_init(&noted, &call->arena);
+		buffer_puts(&noted, text);
+		target_explain_output(&call->toolchain, text, &noted);
+		text = noted.data;
+	}
+	request->progress(request->progress_context, kind, text);
+}
+
+/* Adds what the schema requires when a link failed on an undefined kernel,
+ * and the note on a host compile's warnings. */
 static void explain_failure(void *context, const struct step *step, struct buffer *report_text)
 {
 	const struct call *call = context;
+	if (strcmp(step->action, "CC") == 0)
+		target_explain_output(&call->toolchain, step->output, report_text);
 	if (strcmp(step->action, "LINK") != 0 || !step->output)
 		return;
 	for (size_t i = 0; i < call->op_count; i++) {
@@ -406,8 +359,10 @@ static int run_build(struct call *call, bco_result **result)
 	const struct bco_request *request = call->request;
 	struct arena *arena = &call->arena;
 	struct diag *diag = &call->diag;
-	const char *name = library_name(call);
-	if (!name || validate_request_ops(call) != 0 || check_sources(call) != 0)
+	const char *name = inputs_library_name(arena, request->name, diag);
+	const char *const *sources = NULL;
+	if (!name || validate_request_ops(call) != 0 ||
+	    inputs_sources(arena, request, &sources, diag) != 0)
 		return -1;
 	if (request->jobs < 0)
 		return diag_fail(diag, BCO_ERROR_USAGE, "jobs must be at least 1 (0 means one per CPU)");
@@ -415,10 +370,13 @@ static int run_build(struct call *call, bco_result **result)
 	struct toolchain toolchain;
 	if (target_resolve(arena, request, !request->dry_run, &toolchain, diag) != 0)
 		return -1;
-	const char *build_dir = request->build_dir && *request->build_dir ? request->build_dir : "build";
+	call->toolchain = toolchain;
+	const char *build_dir = inputs_build_dir(arena, request->build_dir, diag);
+	if (!build_dir || inputs_check_users_files(arena, build_dir, diag) != 0)
+		return -1;
 	int pack = request->target == BCO_TARGET_XTENSA && !cflags_contain(request, "-g");
 	struct plan plan;
-	if (plan_build(arena, &toolchain, build_dir, name, request->sources, request->source_count,
+	if (plan_build(arena, &toolchain, build_dir, name, sources, request->source_count,
 	               request->multicore, pack, &plan, diag) != 0)
 		return -1;
 
@@ -433,7 +391,7 @@ static int run_build(struct call *call, bco_result **result)
 		 * that would run are reported, as ninja -n does. */
 		buildlog_load(arena, log_path, build_dir, &log);
 		state_init(&state, arena, &plan, &log, &toolchain, name, -1);
-		if (!fs_has_content(arena, plan.wrapper_source, wrapper, strlen(wrapper)))
+		if (!fs_holds(arena, plan.wrapper_source, wrapper, strlen(wrapper)))
 			plan.files[plan.compile_count - 1].changed = 1;
 		state_mark_up_to_date(&state);
 		report_future(call, &state, &warned);
@@ -459,7 +417,8 @@ static int run_build(struct call *call, bco_result **result)
 		char cwd[PATH_MAX];
 		if (!getcwd(cwd, sizeof cwd))
 			return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot read the working directory: %s", strerror(errno));
-		if (compdb_write(arena, &plan, cwd, arena_printf(arena, "%s/compile_commands.json", build_dir), diag) != 0)
+		if (compdb_write(arena, &plan, cwd, arena_printf(arena, "%s/compile_commands.json", build_dir), diag) != 0 ||
+		    inputs_claim_compile_commands(arena, build_dir, diag) != 0)
 			return -1;
 		if (fs_write_atomic(arena, plan.wrapper_source, wrapper, strlen(wrapper), diag) != 0)
 			return -1;
@@ -497,8 +456,8 @@ static int run_build(struct call *call, bco_result **result)
 				.keep_going = request->keep_going,
 				.verbose = request->verbose,
 				.environment = toolchain.environment,
-				.progress = request->progress,
-				.progress_context = request->progress_context,
+				.progress = request->progress ? report_step : NULL,
+				.progress_context = call,
 				.explain_failure = explain_failure,
 				.explain_context = call,
 				.step_starting = step_starting,

@@ -19,6 +19,8 @@
 #define BUILDLOG_HEADER "# build-custom-op log 2\n"
 #define BUILDLOG_HEADER_1 "# build-custom-op log 1\n"
 #define HASH_DIGITS 16
+/* In place of the inputs hash: an entry of a version 1 log, not yet checked. */
+#define NO_INPUTS "----------------"
 
 #define FNV_OFFSET_BASIS 0xcbf29ce484222325u
 #define FNV_PRIME 0x100000001b3u
@@ -167,8 +169,11 @@ static int parse_line(struct arena *arena, const char *line, size_t length, int 
 		entry->inputs_hash = 0;
 		entry->has_inputs = 0;
 	} else {
-		if ((size_t)(end - rest) < HASH_DIGITS + 1 || rest[HASH_DIGITS] != ' ' ||
-		    parse_hash(rest, &entry->inputs_hash) != 0)
+		if ((size_t)(end - rest) < HASH_DIGITS + 1 || rest[HASH_DIGITS] != ' ')
+			return -1;
+		entry->has_inputs = memcmp(rest, NO_INPUTS, HASH_DIGITS) != 0;
+		entry->inputs_hash = 0;
+		if (entry->has_inputs && parse_hash(rest, &entry->inputs_hash) != 0)
 			return -1;
 		rest += HASH_DIGITS + 1;
 		const char *tab = memchr(rest, '\t', (size_t)(end - rest));
@@ -176,7 +181,6 @@ static int parse_line(struct arena *arena, const char *line, size_t length, int 
 			return -1;
 		entry->library = arena_strndup(arena, rest, (size_t)(tab - rest));
 		entry->output = arena_strndup(arena, tab + 1, (size_t)(end - tab - 1));
-		entry->has_inputs = 1;
 	}
 	return recordable(entry->output) ? 0 : -1;
 }
@@ -271,8 +275,12 @@ void buildlog_forget(struct buildlog *log, const char *output)
 
 static void put_entry(struct buffer *text, const struct buildlog_entry *entry)
 {
-	buffer_printf(text, "%016llx %016llx %s\t%s\n", (unsigned long long)entry->command_hash,
-	              (unsigned long long)entry->inputs_hash, entry->library, entry->output);
+	buffer_printf(text, "%016llx ", (unsigned long long)entry->command_hash);
+	if (entry->has_inputs)
+		buffer_printf(text, "%016llx", (unsigned long long)entry->inputs_hash);
+	else
+		buffer_puts(text, NO_INPUTS);
+	buffer_printf(text, " %s\t%s\n", entry->library, entry->output);
 }
 
 int buildlog_save(const struct buildlog *log, const char *path, struct diag *diag)
@@ -280,11 +288,8 @@ int buildlog_save(const struct buildlog *log, const char *path, struct diag *dia
 	struct buffer text;
 	buffer_init(&text, log->arena);
 	buffer_puts(&text, BUILDLOG_HEADER);
-	/* An entry of a version 1 log that no check vouched for is dropped: its
-	 * step runs again. */
 	for (size_t i = 0; i < log->length; i++)
-		if (log->entries[i].has_inputs)
-			put_entry(&text, &log->entries[i]);
+		put_entry(&text, &log->entries[i]);
 	return fs_write_atomic(log->arena, path, text.data, text.length, diag);
 }
 

@@ -14,7 +14,8 @@
  * one line per output, a later line for the same output winning, so a
  * finished step can be appended at once.  A version 1 log ("<command>
  * <build>/<output>" lines) is read too: its entries have no inputs
- * fingerprint and no library. */
+ * fingerprint (written "----------------" until a check finds one) and no
+ * library. */
 #ifndef BUILDLOG_H
 #define BUILDLOG_H
 

@@ -57,7 +57,7 @@ int fs_read_file(struct arena *arena, const char *path, char **text, size_t *len
 	return 0;
 }
 
-int fs_has_content(struct arena *arena, const char *path, const char *bytes, size_t length)
+int fs_holds(struct arena *arena, const char *path, const char *bytes, size_t length)
 {
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uintmax_t)st.st_size != length)
@@ -94,7 +94,7 @@ static int create_temporary(struct arena *arena, const char *path, char **name)
 int fs_write_atomic(struct arena *arena, const char *path, const char *bytes,
                     size_t length, struct diag *diag)
 {
-	if (fs_has_content(arena, path, bytes, length))
+	if (fs_holds(arena, path, bytes, length))
 		return 0;
 	char *temporary;
 	int fd = create_temporary(arena, path, &temporary);

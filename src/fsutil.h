@@ -11,8 +11,9 @@ struct diag;
 /* Reads path whole into *text (NUL-terminated) and *length.  Returns 0, or
  * -1 with errno set (the arena is untouched then). */
 int fs_read_file(struct arena *arena, const char *path, char **text, size_t *length);
-/* Returns 1 when path is a regular file holding exactly length bytes of bytes. */
-int fs_has_content(struct arena *arena, const char *path, const char *bytes, size_t length);
+/* Returns 1 when path is (or links to) a regular file holding exactly the
+ * length bytes, else 0. */
+int fs_holds(struct arena *arena, const char *path, const char *bytes, size_t length);
 /* Writes length bytes to path through a temporary file and rename, unless
  * path already holds exactly those bytes (its mtime is then kept).  The
  * file gets the mode a plain creat() would give it.

@@ -79,21 +79,17 @@ build -B blocker/build
 check_eq "a build directory that cannot be created" "$status:$err" \
 	"1:build-custom-op: cannot create build directory blocker/build: Not a directory"
 
-# Interrupts: the running tools are stopped and their partial outputs deleted.
+# Interrupts: the running tools are stopped and their partial outputs
+# deleted, then the command ends by the same signal.
 for signal in INT TERM HUP; do
 	rm -rf build stamps
-	# A shell starts background jobs with SIGINT ignored; give it back.
-	FAKE_STAMPS=$WORK/stamps FAKE_HANG=relu.o env --default-signal=INT,TERM,HUP "$BCO" -j 2 --name lib \
-		--op 'my_ops::relu(Tensor x) -> Tensor' \
-		src/relu.cpp src/axpy.cpp >out.txt 2>err.txt &
-	pid=$!
+	FAKE_STAMPS=$WORK/stamps FAKE_HANG=relu.o start_reporting_end ended "$BCO" -j 2 --name lib \
+		--op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp src/axpy.cpp >out.txt 2>err.txt
 	tries=0
 	while ! grep -q '^hang relu.o' stamps 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
-	kill -$signal $pid
-	wait $pid
-	code=$?
-	expected=130; [ $signal = TERM ] && expected=143; [ $signal = HUP ] && expected=129
-	check_eq "SIG$signal stops the build with $expected" "$code" "$expected"
+	kill -$signal "$pid"
+	wait_for_end ended
+	check_eq "SIG$signal: the command cleans up, then ends by SIG$signal" "$(cat ended)" "signal $signal"
 	check_true "SIG$signal: the hung step's partial output is deleted" test ! -e build/relu.o
 	check_eq "SIG$signal: no tool is left running" "$(pgrep -f "xt-clang.*-I$SDK" | wc -l)" "0"
 	check_eq "SIG$signal: the message" "$(tail -1 err.txt)" "build-custom-op: interrupted by SIG$signal"

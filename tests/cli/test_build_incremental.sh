@@ -162,7 +162,7 @@ mv old.log build/.build-custom-op.log
 build --cflag -O3 -I src
 check_eq "a build over a version 1 log of the same build runs nothing" "$status:$(cat log)" "0:"
 check_eq "and records the log as version 2" "$(head -1 build/.build-custom-op.log):$(grep -c '	' build/.build-custom-op.log)" \
-	"# build-custom-op log 2:6"
+	"# build-custom-op log 2:7"
 change src/relu.h
 build --cflag -O3 -I src
 check_eq "from then on a change of time is a change" "$(outputs)" "build/lib.packed.so build/lib.so build/relu.o "

@@ -32,16 +32,21 @@ static void check_entries(const struct buildlog *log)
 	}
 }
 
-/* The log as buildlog_save writes it, in memory (a version 1 entry, which
- * has no inputs fingerprint, as if it had one of 0). */
+/* The log as buildlog_save writes it, in memory. */
 static struct buffer format(const struct buildlog *log)
 {
 	struct buffer text;
 	buffer_init(&text, &arena);
 	buffer_puts(&text, HEADER);
-	for (size_t i = 0; i < log->length; i++)
-		buffer_printf(&text, "%016" PRIx64 " %016" PRIx64 " %s\t%s\n", log->entries[i].command_hash,
-		              log->entries[i].inputs_hash, log->entries[i].library, log->entries[i].output);
+	for (size_t i = 0; i < log->length; i++) {
+		const struct buildlog_entry *entry = &log->entries[i];
+		buffer_printf(&text, "%016" PRIx64 " ", entry->command_hash);
+		if (entry->has_inputs)
+			buffer_printf(&text, "%016" PRIx64, entry->inputs_hash);
+		else
+			buffer_puts(&text, "----------------");
+		buffer_printf(&text, " %s\t%s\n", entry->library, entry->output);
+	}
 	return text;
 }
 
@@ -70,7 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strcmp(again.entries[i].output, log.entries[i].output) != 0 ||
 		    strcmp(again.entries[i].library, log.entries[i].library) != 0 ||
 		    again.entries[i].command_hash != log.entries[i].command_hash ||
-		    again.entries[i].inputs_hash != log.entries[i].inputs_hash || !again.entries[i].has_inputs)
+		    again.entries[i].inputs_hash != log.entries[i].inputs_hash ||
+		    again.entries[i].has_inputs != log.entries[i].has_inputs)
 			abort();
 
 	/* Recording then forgetting a new output leaves the log as it was. */

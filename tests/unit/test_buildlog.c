@@ -176,8 +176,12 @@ static void test_version_1(void)
 	CHECK_STR(lookup(&log, "lib_cpu0.so"), "0000000000000002 - []", "another");
 	buildlog_record(&log, "lib_cpu0.so", "lib", 0x2, 0x22);
 	CHECK_INT(buildlog_save(&log, path, &diag), 0, "saves");
-	CHECK_STR(read_text(path), "# build-custom-op log 2\n0000000000000002 0000000000000022 lib\tlib_cpu0.so\n",
-	          "as version 2, without the entries nothing vouched for");
+	CHECK_STR(read_text(path), "# build-custom-op log 2\n"
+	                           "0000000000000001 ---------------- \ta.o\n"
+	                           "0000000000000002 0000000000000022 lib\tlib_cpu0.so\n",
+	          "as version 2, an entry no check vouched for yet without a fingerprint");
+	buildlog_load(&arena, path, "build", &log);
+	CHECK_STR(lookup(&log, "a.o"), "0000000000000001 - []", "which loads as it was saved");
 }
 
 static void test_damaged(void)

@@ -27,7 +27,9 @@ RunState state;
 // resumes customop_host_run.
 void core_entry()
 {
+    op_begin();
     state.launcher();
+    op_end();
 }
 
 wrapper_fn find_op(const char *name)
