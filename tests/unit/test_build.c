@@ -18,26 +18,6 @@
 
 static char directory[] = "/tmp/test_build.XXXXXX";
 
-static void on_alarm(int signal_number)
-{
-	static const char text[] = "\nnot ok - every build returns (one hung)\n";
-	(void)signal_number;
-	ssize_t ignored = write(STDOUT_FILENO, text, sizeof text - 1);
-	(void)ignored;
-	_exit(1);
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *file = fopen(path, "w");
-	if (!file) {
-		printf("not ok - cannot write %s\n", path);
-		exit(1);
-	}
-	fputs(text, file);
-	fclose(file);
-}
-
 /* A fake SDK as tests/fake/sdk.sh makes it, the fake tools on PATH, and two
  * sources; the working directory becomes the test's directory. */
 static int set_up(void)
@@ -73,9 +53,9 @@ static int set_up(void)
 		"sdk/c10/lib/libc10.a",
 	};
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-		write_file(files[i], "");
-	write_file("src/relu.cpp", "int relu;\n");
-	write_file("src/axpy.cpp", "int axpy;\n");
+		check_write_file(files[i], "");
+	check_write_file("src/relu.cpp", "int relu;\n");
+	check_write_file("src/axpy.cpp", "int axpy;\n");
 	char sdk[4200];
 	snprintf(sdk, sizeof sdk, "%s/sdk", directory);
 	setenv("NEURON_CUSTOM_OP", sdk, 1);
@@ -279,16 +259,11 @@ int main(void)
 		printf("not ok - cannot set up a fake SDK in %s\n", directory);
 		return 1;
 	}
-	struct sigaction alarm_action;
-	memset(&alarm_action, 0, sizeof alarm_action);
-	alarm_action.sa_handler = on_alarm;
-	sigemptyset(&alarm_action.sa_mask);
-	sigaction(SIGALRM, &alarm_action, NULL);
-	alarm(120);
+	check_watchdog(120, "every build returns");
 	test_threads();
 	test_child_signal();
 	test_error_without_result();
-	alarm(0);
+	check_watchdog(0, "");
 	if (chdir("/") != 0 || nftw(directory, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
 		printf("# cannot remove %s\n", directory);
 	return check_failures != 0;

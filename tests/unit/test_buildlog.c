@@ -20,17 +20,6 @@ static char *path_in_directory(const char *name)
 	return arena_printf(&arena, "%s/%s", directory, name);
 }
 
-static void write_text(const char *path, const char *text)
-{
-	FILE *file = fopen(path, "w");
-	if (!file) {
-		printf("not ok - cannot write %s\n", path);
-		exit(1);
-	}
-	fputs(text, file);
-	fclose(file);
-}
-
 static const char *read_text(const char *path)
 {
 	char *text;
@@ -162,7 +151,7 @@ static void test_version_1(void)
 	struct diag diag;
 	diag_init(&diag, &arena);
 	char *path = path_in_directory("old.log");
-	write_text(path, "# build-custom-op log 1\n"
+	check_write_file(path, "# build-custom-op log 1\n"
 	                 "0000000000000001 build/a.o\n"
 	                 "0000000000000002 build/lib_cpu0.so\n"
 	                 "0000000000000003 elsewhere/b.o\n"
@@ -189,11 +178,11 @@ static void test_damaged(void)
 	char *path = path_in_directory("damaged.log");
 	struct buildlog log;
 
-	write_text(path, "# some other log 2\n0000000000000001 0000000000000001 l\ta.o\n");
+	check_write_file(path, "# some other log 2\n0000000000000001 0000000000000001 l\ta.o\n");
 	buildlog_load(&arena, path, "build", &log);
 	CHECK_INT(log.length, 0, "a bad header loads as empty");
 
-	write_text(path, "# build-custom-op log 2\n"
+	check_write_file(path, "# build-custom-op log 2\n"
 	                 "0000000000000001 0000000000000011 lib\ta.o\n"
 	                 "000000000000000G 0000000000000011 lib\tbad-digit.o\n"
 	                 "0000000000000001 000000000000001G lib\tbad-inputs.o\n"
@@ -216,7 +205,7 @@ static void test_damaged(void)
 	CHECK_STR(lookup(&log, "bad-inputs.o"), "missing", "a bad inputs hash is ignored");
 	CHECK_STR(lookup(&log, "build/slash.o"), "missing", "a name with a slash is ignored");
 
-	write_text(path, "# build-custom-op log");
+	check_write_file(path, "# build-custom-op log");
 	buildlog_load(&arena, path, "build", &log);
 	CHECK_INT(log.length, 0, "a truncated header loads as empty");
 

@@ -476,15 +476,6 @@ static void test_edge_cases(void)
 	CHECK_STR(steps[0].output, "quiet\n", "and output is still captured");
 }
 
-static void on_alarm(int signal_number)
-{
-	static const char text[] = "\nnot ok - the run ends (it hung: waiting for a wakeup that never came)\n";
-	(void)signal_number;
-	ssize_t ignored = write(STDOUT_FILENO, text, sizeof text - 1);
-	(void)ignored;
-	_exit(1);
-}
-
 /* Runs 40 quick steps on 2 jobs, every fifth exiting 3; returns 1 when each
  * ended with the right state and exit status. */
 static int run_quick_steps(const char *what)
@@ -512,12 +503,7 @@ static int run_quick_steps(const char *what)
  * a thread pool) or ignores it: the run neither hangs nor loses a status. */
 static void test_child_signal(void)
 {
-	struct sigaction alarm_action, previous_alarm;
-	memset(&alarm_action, 0, sizeof alarm_action);
-	alarm_action.sa_handler = on_alarm;
-	sigemptyset(&alarm_action.sa_mask);
-	sigaction(SIGALRM, &alarm_action, &previous_alarm);
-	alarm(60);
+	check_watchdog(60, "the runs end (waiting for a wakeup that never came)");
 
 	sigset_t blocked, previous_mask;
 	sigemptyset(&blocked);
@@ -542,8 +528,7 @@ static void test_child_signal(void)
 	sigaction(SIGCHLD, &previous_child, &after);
 	CHECK(after.sa_flags & SA_NOCLDWAIT, "and SA_NOCLDWAIT is back afterwards");
 
-	alarm(0);
-	sigaction(SIGALRM, &previous_alarm, NULL);
+	check_watchdog(0, "");
 }
 
 static int test_handler_calls;
