@@ -101,7 +101,7 @@ VALGRIND = valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,i
 	--error-exitcode=99 --log-file=$(CURDIR)/$(VALGRIND_LOGS)/%p.log
 check-valgrind:
 	$(MAKE) clean
-	$(MAKE) CFLAGS="-O2 -gdwarf-4" build-custom-op
+	$(MAKE) CFLAGS="-O2 -gdwarf-4" programs
 	mkdir -p $(VALGRIND_LOGS)
 	BCO_RUNNER="$(VALGRIND)" sh tests/run-tests.sh $(CLI_TESTS); status=$$?; \
 	runs=$$(ls $(VALGRIND_LOGS) | wc -l); \

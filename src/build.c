@@ -383,14 +383,16 @@ static int run_build(struct call *call, bco_result **result)
 	const char *wrapper = codegen_wrapper(arena, call->ops, call->op_count,
 	                                      target_stack_switch_tail(request->target));
 	char *log_path = arena_printf(arena, "%s/.build-custom-op.log", build_dir);
-	struct buildlog log;
+	/* In the arena: call_end closes its append descriptor even after an
+	 * out-of-memory jump left this frame. */
+	struct buildlog *log = arena_alloc(arena, sizeof *log);
 	struct state state;
 	int warned = 0;
 	if (request->dry_run) {
 		/* Nothing is written, not even the build directory: the steps
 		 * that would run are reported, as ninja -n does. */
-		buildlog_load(arena, log_path, build_dir, &log);
-		state_init(&state, arena, &plan, &log, &toolchain, name, -1);
+		buildlog_load(arena, log_path, build_dir, log);
+		state_init(&state, arena, &plan, log, &toolchain, name, -1);
 		if (!fs_holds(arena, plan.wrapper_source, wrapper, strlen(wrapper)))
 			plan.files[plan.compile_count - 1].changed = 1;
 		state_mark_up_to_date(&state);
@@ -428,8 +430,8 @@ static int run_build(struct call *call, bco_result **result)
 			                    strlen(record), diag) != 0)
 				return -1;
 		}
-		buildlog_load(arena, log_path, build_dir, &log);
-		state_init(&state, arena, &plan, &log, &toolchain, name, call->lock_fd);
+		buildlog_load(arena, log_path, build_dir, log);
+		state_init(&state, arena, &plan, log, &toolchain, name, call->lock_fd);
 		size_t to_run = state_mark_up_to_date(&state);
 		report_future(call, &state, &warned);
 		if (remove_dead_outputs(call, &plan, &state, build_dir) != 0)
@@ -440,16 +442,16 @@ static int run_build(struct call *call, bco_result **result)
 			for (size_t i = 0; i < plan.step_count; i++)
 				if (plan.steps[i].state == STEP_PENDING)
 					for (size_t o = 0; o < plan.steps[i].output_count; o++)
-						buildlog_forget(&log, plan_output_name(&plan, plan.steps[i].outputs[o]));
-			if (buildlog_save(&log, log_path, diag) != 0)
+						buildlog_forget(log, plan_output_name(&plan, plan.steps[i].outputs[o]));
+			if (buildlog_save(log, log_path, diag) != 0)
 				return -1;
 		}
 		if (to_run > 0) {
 			struct recorder recorder = { .state = &state, .lock_fd = call->lock_fd };
 			recorder.groups = arena_array(arena, plan.step_count, sizeof(pid_t));
 			diag_init(&recorder.diag, arena);
-			call->log = &log;
-			if (buildlog_open_append(&log, log_path, diag) != 0)
+			call->log = log;
+			if (buildlog_open_append(log, log_path, diag) != 0)
 				return -1;
 			struct exec_options options = {
 				.jobs = jobs_of(request),
@@ -466,7 +468,7 @@ static int run_build(struct call *call, bco_result **result)
 				.hook_context = &recorder,
 			};
 			int status = exec_run(arena, plan.steps, plan.step_count, &options, diag);
-			buildlog_close_append(&log);
+			buildlog_close_append(log);
 			report_future(call, &state, &warned);
 			if (status != 0)
 				return -1;

@@ -153,7 +153,13 @@ FAKE_STAMPS=$WORK/stamps FAKE_GATE=$WORK/gate "$BCO" -j 1 --name lib --op 'my_op
 	src/relu.cpp >/dev/null 2>&1 &
 first=$!
 tries=0
-while ! grep -q '^wait relu.o' stamps 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+# The build names the compile's process group in its lock file just after
+# it starts the compile: wait for both.
+while { ! grep -q '^wait relu.o' stamps || ! [ -s build/.build-custom-op.lock ]; } 2>/dev/null &&
+	[ $tries -lt 100 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
 kill -9 $first
 wait $first 2>/dev/null
 # shellcheck disable=SC2086 # the runner is words
