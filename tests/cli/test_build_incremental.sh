@@ -204,6 +204,23 @@ build
 check_eq "a damaged log cannot make a build remove a source or the lock, only an object or a library" \
 	"$status:$(ls -A build | grep -c -e '^relu.cpp$' -e lock -e stale)" "0:2"
 
+# A header edited while the compile that first reads it runs: that compile
+# is not recorded, so the next build compiles again.
+rm -rf build stamps gate
+FAKE_STAMPS=$WORK/stamps FAKE_GATE=$WORK/gate "$BCO" -j 1 --name lib --op 'my_ops::relu(Tensor x) -> Tensor' \
+	src/relu.cpp >/dev/null 2>&1 &
+first=$!
+tries=0
+while ! grep -q '^wait relu.o' stamps 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+printf 'int relu_h_edited;\n' >src/relu.h
+: >gate
+wait $first
+: >log
+run_bco -j 1 --name lib --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp
+check_eq "a header edited during its first compile: the next build compiles again" "$status:$(outputs)" \
+	"0:build/lib.packed.so build/lib.so build/relu.o "
+rm -f gate stamps
+
 # Multicore: one header, one compile, eight links and packs.
 rm -rf build
 : >log
