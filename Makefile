@@ -13,7 +13,8 @@ CXXFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 ALL_CFLAGS = -std=c11 $(WARNINGS) -fPIC $(CFLAGS) $(SANITIZE)
 ALL_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(CPPFLAGS)
-ALL_LDFLAGS = $(LDFLAGS) $(SANITIZE)
+# The library serialises its signal state with a mutex.
+ALL_LDFLAGS = $(LDFLAGS) -pthread $(SANITIZE)
 
 LIBRARY_SOURCES = \
 	src/arena.c src/buffer.c src/diag.c src/fsutil.c src/output_file.c \
@@ -58,6 +59,7 @@ buildcustomop.pc: Makefile
 		'Description: build front-end for GPSIMD custom operators' \
 		'Version: 0.1.0' \
 		'Libs: -L$${libdir} -lbuildcustomop' \
+		'Libs.private: -pthread' \
 		'Cflags: -I$${includedir}' >$@
 
 # Builds the multicore relu example for this machine and runs it on eight
@@ -99,7 +101,7 @@ VALGRIND = valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,i
 	--error-exitcode=99 --log-file=$(CURDIR)/$(VALGRIND_LOGS)/%p.log
 check-valgrind:
 	$(MAKE) clean
-	$(MAKE) CFLAGS="-O2 -gdwarf-4" build-custom-op
+	$(MAKE) CFLAGS="-O2 -gdwarf-4" programs
 	mkdir -p $(VALGRIND_LOGS)
 	BCO_RUNNER="$(VALGRIND)" sh tests/run-tests.sh $(CLI_TESTS); status=$$?; \
 	runs=$$(ls $(VALGRIND_LOGS) | wc -l); \

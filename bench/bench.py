@@ -261,6 +261,8 @@ def case_header(results):
         touched.append(timed(argv, env=env, cwd=root))
         with open(tool_log) as log:
             steps = len(log.read().splitlines())
+    # -n prints the steps that would run: all of them, in an empty directory.
+    shutil.rmtree(build, ignore_errors=True)
     total = len(dry_run(argv, env, root))
     results["header"] = dict(full=statistics.median(full), touched=statistics.median(touched),
                              steps=steps, total=total)
@@ -315,6 +317,7 @@ def case_ninja(results):
     for op in HOST_OPS:
         argv += ["--op", op]
     argv += HOST_SOURCES
+    shutil.rmtree(build, ignore_errors=True)  # so that -n prints every step
     commands = dry_run(argv, None, TOP)
     ninja_file = os.path.join(ninja_dir, "build.ninja")
     write_ninja(commands, ninja_file)

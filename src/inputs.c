@@ -217,9 +217,8 @@ int inputs_check_users_files(struct arena *arena, const char *build_dir, struct 
 	if (lstat(compile_commands, &st) != 0)
 		return 0;
 	struct buildlog log;
-	uint64_t hash;
-	buildlog_load(arena, log_path(arena, build_dir), &log);
-	if (S_ISREG(st.st_mode) && (buildlog_lookup(&log, compile_commands, &hash) ||
+	buildlog_load(arena, log_path(arena, build_dir), build_dir, &log);
+	if (S_ISREG(st.st_mode) && (buildlog_find(&log, "compile_commands.json") ||
 	                            looks_like_ours(arena, compile_commands, build_dir)))
 		return 0;
 	return diag_fail(diag, BCO_ERROR_INPUT,
@@ -230,13 +229,14 @@ int inputs_check_users_files(struct arena *arena, const char *build_dir, struct 
 
 int inputs_claim_compile_commands(struct arena *arena, const char *build_dir, struct diag *diag)
 {
-	const char *compile_commands = compile_commands_path(arena, build_dir);
 	const char *path = log_path(arena, build_dir);
 	struct buildlog log;
-	uint64_t hash;
-	buildlog_load(arena, path, &log);
-	if (buildlog_lookup(&log, compile_commands, &hash))
+	buildlog_load(arena, path, build_dir, &log);
+	const struct buildlog_entry *entry = buildlog_find(&log, "compile_commands.json");
+	if (entry && entry->has_inputs)
 		return 0;
-	buildlog_record(&log, compile_commands, 0);
+	/* No library: it is every build's (only objects and libraries are ever
+	 * removed as another build's leftovers). */
+	buildlog_record(&log, "compile_commands.json", "", 0, 0);
 	return buildlog_save(&log, path, diag);
 }

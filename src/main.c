@@ -57,7 +57,8 @@ static const char usage_text[] =
 "                           with the SDK emulator; run with run-custom-op)\n"
 "  -j N                     run N steps at once (default: the number of CPUs)\n"
 "  -k, --keep-going         after a failure, go on with steps that do not need it\n"
-"  -n, --dry-run            print the commands, shell-quoted, and run none\n"
+"  -n, --dry-run            print the commands of the steps that would run,\n"
+"                           shell-quoted, and run none; writes nothing\n"
 "  -v, --verbose            print each command as it runs\n"
 "      --launcher CMD       put CMD before each compile, e.g. ccache or distcc;\n"
 "                           its words are split as a shell splits them, with\n"
@@ -89,8 +90,8 @@ static const char usage_text[] =
 "implementation and needs PyTorch.  See build-custom-op bundle --help.\n"
 "\n"
 "Exit status: 0 built, 1 input or build error, 2 usage error.  Interrupted\n"
-"by a signal (SIGINT, SIGTERM), it cleans up, then ends by that signal (a\n"
-"shell reports 130 or 143).  See build-custom-op(1).\n";
+"by a signal (SIGINT, SIGTERM, SIGHUP), it cleans up, then ends by that\n"
+"signal (a shell reports 130, 143 or 129).  See build-custom-op(1).\n";
 
 enum option_code {
 	OPTION_NAME = 256,

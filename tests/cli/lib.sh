@@ -66,12 +66,12 @@ run_bco() {
 # start_reporting_end FILE COMMAND ARGS...: starts the command in the
 # background; when it ends, FILE holds "exit N" or "signal NAME" (a shell
 # reports both as one number).  Sets $pid to the command's own process,
-# which gets SIGINT and SIGTERM with their default disposition.
+# which gets SIGINT, SIGTERM and SIGHUP with their default disposition.
 start_reporting_end() {
 	rm -f "$1" "$1.pid"
 	python3 -c '
 import signal, subprocess, sys
-child = subprocess.Popen(["env", "--default-signal=INT,TERM"] + sys.argv[2:])
+child = subprocess.Popen(["env", "--default-signal=INT,TERM,HUP"] + sys.argv[2:])
 with open(sys.argv[1] + ".pid", "w") as stream:
     stream.write(str(child.pid))
 status = child.wait()

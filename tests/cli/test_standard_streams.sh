@@ -43,7 +43,7 @@ full="build-custom-op: cannot write to stdout: $(python3 -c 'import errno, os; p
 if [ -w /dev/full ]; then
 	bco -j1 --name relu --op "$RELU" src/relu.cpp >/dev/full 2>err.txt
 	check_eq "the artifact list to /dev/full fails with exit 1" "$?:$(tail -1 err.txt)" "1:$full"
-	bco -n --name relu --op "$RELU" src/relu.cpp >/dev/full 2>err.txt
+	bco -n -B not-built --name relu --op "$RELU" src/relu.cpp >/dev/full 2>err.txt
 	check_eq "-n to /dev/full fails with exit 1" "$?:$(cat err.txt)" "1:$full"
 	bco --emit-wrapper - --op "$RELU" >/dev/full 2>err.txt
 	check_eq "--emit-wrapper - to /dev/full fails with exit 1" "$?:$(cat err.txt)" "1:$full"
