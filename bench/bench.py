@@ -12,7 +12,9 @@ one machine, so the numbers compare like with like:
   3. real compiles: the host target building the examples, against ninja
      running the very same commands at the same -j;
   4. header change: the rebuild after touching one header, against a full one;
-  5. codegen at scale: --emit-wrapper for 1,000 to 32,767 ops, per op.
+  5. codegen at scale: --emit-wrapper for 1,000 to 32,767 ops, per op;
+  6-8. the runner: per-call overhead through Python, throughput, and
+     run-custom-op's fixed cost (bench/runner_cases.py).
 
 Usage: python3 bench/bench.py [--quick] [--record]
   --quick   fewer repetitions (a smoke run)
@@ -27,6 +29,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+import runner_cases  # cases 6-8: the runner library, its Python binding and run-custom-op
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(TOP, "build-custom-op")
@@ -444,6 +448,7 @@ def markdown(results):
         out.append("| %d | %.4f s | %.2f µs | %.2f |" % (count, t, per * 1e6, ratio))
     r = results["refused"]
     out += ["", "100,000 ops: exit %d after %.3f s (%s)." % (r["status"], r["time"], r["message"])]
+    out += runner_cases.markdown(results)
     return "\n".join(out) + "\n"
 
 
@@ -469,6 +474,7 @@ def main():
     case_ninja(results)
     case_header(results)
     case_codegen(results)
+    runner_cases.run(results)
     text = markdown(results)
     with open(os.path.join(WORK, "results.md"), "w") as f:
         f.write(text)

@@ -31,14 +31,15 @@
  *     callback must not call rco_run or rco_close on its own library.
  *
  * Signals.  While an rco_run call is in progress, the library's handlers
- * are the process's handlers of SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT
- * and SIGURG (the last to stop a core at a time limit).  A signal that is
- * not about a core of a call in progress (a fault in another thread of the
- * program, a kill(1)) goes on to the handler the process had before, as if
- * the library's had not been there.  When the last call in progress
- * returns, the process's own handlers are put back, whatever they were.
- * Do not change these six dispositions while a call runs: the change would
- * be undone.  Each core thread has an alternate signal stack of its own.
+ * are the process's handlers of SIGSEGV, SIGBUS, SIGFPE, SIGILL and
+ * SIGABRT, and, while it stops cores at a time limit, of SIGURG.  A signal
+ * that is not about a core of a call in progress (a fault in another
+ * thread of the program, a kill(1)) goes on to the handler the process had
+ * before, as if the library's had not been there.  When the last call in
+ * progress returns, the process's own handlers are put back, whatever they
+ * were.  Do not change these dispositions while a call runs: the change
+ * would be undone.  Each core thread has an alternate signal stack of its
+ * own; the caller's threads are left as they are.
  *
  * Per call, rco_run reads no file, loads nothing, and allocates nothing
  * that grows with the number of calls.

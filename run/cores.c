@@ -168,12 +168,15 @@ int team_start(struct core_team *team, char *error, size_t error_size)
 /* Stops the cores still busy after the time limit; returns the number lost. */
 static int stop_busy_cores(struct core_team *team)
 {
+	/* Without the handler, SIGURG would do nothing (its default), and a
+	 * core could not be stopped. */
+	int can_stop = fault_stop_acquire() == 0;
 	struct timespec deadline;
 	deadline_after(&deadline, STOP_GRACE_NS);
 	for (;;) {
 		for (int i = 0; i < team->count; i++) {
 			struct core *core = team->cores[i];
-			if (atomic_load(&core->busy))
+			if (atomic_load(&core->busy) && can_stop)
 				fault_request_stop(&core->fault, core->thread);
 		}
 		struct timespec retry, now;
@@ -184,6 +187,8 @@ static int stop_busy_cores(struct core_team *team)
 		if (wait_for_cores(team, last ? &deadline : &retry) == 0 || last)
 			break;
 	}
+	if (can_stop)
+		fault_stop_release();
 	int lost = 0;
 	for (int i = 0; i < team->count; i++) {
 		struct core *core = team->cores[i];

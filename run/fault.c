@@ -33,10 +33,11 @@ struct stack_header {
 static const int handled_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, FAULT_STOP_SIGNAL};
 #define HANDLED_COUNT (sizeof handled_signals / sizeof handled_signals[0])
 
-/* The process's handlers while the library's are installed. */
+/* The process's handlers while the library's are installed, and how many
+ * calls hold each group. */
 static struct sigaction saved_actions[HANDLED_COUNT];
 static pthread_mutex_t handlers_lock = PTHREAD_MUTEX_INITIALIZER;
-static int handler_holders;
+static int fault_holders, stop_holders;
 
 static _Thread_local void *thread_alternate_stack;
 
@@ -146,41 +147,64 @@ static void on_signal(int signal_number, siginfo_t *info, void *ucontext)
 	siglongjmp(context->resume, 1);
 }
 
-int fault_handlers_acquire(void)
+/* Installs (or puts back) the handlers of handled_signals[first, end). */
+static int acquire(size_t first, size_t end, int *holders)
 {
 	int status = 0;
 	pthread_mutex_lock(&handlers_lock);
-	if (handler_holders == 0) {
+	if (*holders == 0) {
 		struct sigaction action;
 		memset(&action, 0, sizeof action);
 		action.sa_sigaction = on_signal;
 		action.sa_flags = SA_SIGINFO | SA_ONSTACK;
 		sigemptyset(&action.sa_mask);
-		size_t installed = 0;
-		for (; installed < HANDLED_COUNT; installed++)
+		size_t installed = first;
+		for (; installed < end; installed++)
 			if (sigaction(handled_signals[installed], &action, &saved_actions[installed]) != 0)
 				break;
-		if (installed < HANDLED_COUNT) {
+		if (installed < end) {
 			int saved = errno;
-			while (installed-- > 0)
+			while (installed-- > first)
 				sigaction(handled_signals[installed], &saved_actions[installed], NULL);
 			errno = saved;
 			status = -1;
 		}
 	}
 	if (status == 0)
-		handler_holders++;
+		++*holders;
 	pthread_mutex_unlock(&handlers_lock);
 	return status;
 }
 
-void fault_handlers_release(void)
+static void release(size_t first, size_t end, int *holders)
 {
 	pthread_mutex_lock(&handlers_lock);
-	if (handler_holders > 0 && --handler_holders == 0)
-		for (size_t i = 0; i < HANDLED_COUNT; i++)
+	if (*holders > 0 && --*holders == 0)
+		for (size_t i = first; i < end; i++)
 			sigaction(handled_signals[i], &saved_actions[i], NULL);
 	pthread_mutex_unlock(&handlers_lock);
+}
+
+/* The fault signals come first; the stop signal, last, is installed only
+ * when a call has cores to stop. */
+int fault_handlers_acquire(void)
+{
+	return acquire(0, HANDLED_COUNT - 1, &fault_holders);
+}
+
+void fault_handlers_release(void)
+{
+	release(0, HANDLED_COUNT - 1, &fault_holders);
+}
+
+int fault_stop_acquire(void)
+{
+	return acquire(HANDLED_COUNT - 1, HANDLED_COUNT, &stop_holders);
+}
+
+void fault_stop_release(void)
+{
+	release(HANDLED_COUNT - 1, HANDLED_COUNT, &stop_holders);
 }
 
 void fault_reset(struct fault_context *context)

@@ -51,11 +51,15 @@ struct fault_context {
 int fault_thread_begin(struct fault_context *context);
 /* Takes the calling thread's alternate signal stack away and frees it. */
 void fault_thread_end(void);
-/* Makes the library's handlers the process's, for one call; the first of
+/* Makes the library's handlers of the fault signals (SIGSEGV, SIGBUS,
+ * SIGFPE, SIGILL, SIGABRT) the process's, for one call; the first of
  * concurrent calls installs them.  Returns 0 or -1 with errno. */
 int fault_handlers_acquire(void);
 /* Ends one call's hold; the last puts back the handlers the process had. */
 void fault_handlers_release(void);
+/* The same for FAULT_STOP_SIGNAL, held by a call that stops cores. */
+int fault_stop_acquire(void);
+void fault_stop_release(void);
 /* Forgets the guard regions and the outcome of the previous call. */
 void fault_reset(struct fault_context *context);
 /* Records a guard region (description non-NULL) or forgets the one at start
@@ -66,8 +70,8 @@ int fault_guard(struct fault_context *context, const void *start, size_t length,
 void fault_arm(struct fault_context *context);
 /* Disarms it: a fault is again the process's business. */
 void fault_disarm(struct fault_context *context);
-/* Asks the core thread running under context to stop its kernel; returns
- * 0 or an errno value. */
+/* Asks the core thread running under context to stop its kernel (hold
+ * fault_stop_acquire first); returns 0 or an errno value. */
 int fault_request_stop(struct fault_context *context, pthread_t thread);
 /* Names a recorded signal: "segmentation fault (SIGSEGV)", ... */
 const char *fault_signal_text(int signal_number);

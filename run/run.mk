@@ -98,3 +98,7 @@ tests/run/test_library: tests/run/test_library.c libruncustomop.a include/runcus
 		tests/unit/check.h $(RUN_FAKE_LIBRARIES) $(RUN_MISCHIEF)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_library.c \
 		libruncustomop.a $(RCO_LIBS)
+
+# The Python binding (build_custom_op.runner) on torch tensors.
+TESTS += tests/run/test_binding.py
+tests/run/test_binding.py: libruncustomop.so run-custom-op $(RUN_FAKE_LIBRARIES) $(RUN_MISCHIEF)
