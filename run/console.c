@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int flagged_note_shown;
+static int flagged_note_shown, unset_note_shown;
 
 static void print_flagged_line(int core, const char *line, size_t length)
 {
@@ -18,7 +18,14 @@ static void print_flagged_line(int core, const char *line, size_t length)
 
 void console_print(void *context, int core, const char *text, size_t length)
 {
-	(void)context;
+	const rco_library *const *library = context;
+	if (!unset_note_shown && rco_print_buffer_size(*library) < 0) {
+		fprintf(stderr, "run-custom-op: note: " RCO_PRINT_BUFFER_VARIABLE " is unset, so all "
+		        "that the kernel printed is shown; on the device it must be set (a power of two "
+		        "up to %d, the bytes kept per core) for printf to print at all\n",
+		        RCO_PRINT_BUFFER_MAX);
+		unset_note_shown = 1;
+	}
 	if (core <= 0) {
 		fwrite(text, 1, length, stdout);
 		fflush(stdout);

@@ -10,7 +10,12 @@
 
 #include <stddef.h>
 
-/* The print callback of libruncustomop: all that core printed in one call. */
+#include "runcustomop.h"
+
+/* The print callback of libruncustomop: all that core printed in one call.
+ * context points to the library (an rco_library *): with
+ * NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES unset, the first output is
+ * preceded by a note that the device would print nothing. */
 void console_print(void *context, int core, const char *text, size_t length);
 /* The warn callback of libruncustomop. */
 void console_warn(void *context, int core, const char *text);

@@ -160,6 +160,7 @@ int main(int argc, char **argv)
 	open_options.warn = console_warn;
 	static struct rco_error problem; /* big: not on the stack */
 	rco_library *library = NULL;
+	open_options.context = &library;
 	int status = 0;
 	if (rco_open(options.library, &open_options, &library, &problem) != 0) {
 		report(problem.message);

@@ -49,7 +49,7 @@ install-run-custom-op: run-custom-op libruncustomop.a libruncustomop.so runcusto
 # as fake_cpu0.so .. fake_cpu7.so, which stands in for a host build.
 RUN_FAKE_CORES = 0 1 2 3 4 5 6 7
 RUN_FAKE_LIBRARIES = tests/run/fake/fake.so $(RUN_FAKE_CORES:%=tests/run/fake/fake_cpu%.so)
-TESTS += tests/run/test_npy tests/run/test_opsfile tests/run/test_runner.sh
+TESTS += tests/run/test_npy tests/run/test_opsfile tests/run/test_runner.sh tests/run/test_printf.sh
 CLEAN += run-custom-op libruncustomop.a libruncustomop.so runcustomop.pc obj/run \
 	tests/run/test_npy tests/run/test_opsfile tests/run/fake
 
@@ -67,8 +67,6 @@ tests/run/fake/fake_cpu%.so: tests/run/fake_core.c sdk/host/include/neuron/host_
 	@mkdir -p tests/run/fake
 	$(CC) $(ALL_CPPFLAGS) $(RUN_CPPFLAGS) -DCORE=$* $(ALL_CFLAGS) -shared $(ALL_LDFLAGS) -o $@ tests/run/fake_core.c
 
-# The end-to-end script needs the runner and the fake libraries built.
-tests/run/test_runner.sh: run-custom-op $(RUN_FAKE_LIBRARIES)
 
 .PHONY: install-run-custom-op
 
@@ -102,3 +100,5 @@ tests/run/test_library: tests/run/test_library.c libruncustomop.a include/runcus
 # The Python binding (build_custom_op.runner) on torch tensors.
 TESTS += tests/run/test_binding.py
 tests/run/test_binding.py: libruncustomop.so run-custom-op $(RUN_FAKE_LIBRARIES) $(RUN_MISCHIEF)
+# The end-to-end scripts need the runner and the builds.
+tests/run/test_runner.sh tests/run/test_printf.sh: run-custom-op $(RUN_FAKE_LIBRARIES) $(RUN_MISCHIEF)

@@ -297,6 +297,25 @@ class RunnerTest(unittest.TestCase):
             library.run('mischief', torch.ones(8), 1, 3)
         self.assertEqual(captured.printed, [], 'nothing printed, nothing handed over')
 
+    def test_printf_buffer_size(self):
+        captured = Captured()
+        os.environ['NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES'] = '8'
+        try:
+            library = self.open(SINGLE, on_print=captured.on_print)
+            with self.assertRaises(runner.RunError) as caught:
+                os.environ['NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES'] = '12'
+                self.open(SINGLE)
+        finally:
+            del os.environ['NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES']
+        self.assertEqual((caught.exception.kind, caught.exception.message),
+                         ('usage', 'NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES=12: not a power of two; '
+                          'the device takes a power of two up to 131072 (the bytes of each core\'s '
+                          'printf buffer), or 0 to print nothing'))
+        library.run('chatter', torch.ones(4), 12)
+        self.assertEqual(captured.printed, [(0, '[11 bytes of printf output lost: the buffer holds '
+                                                '8 bytes (NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES)]\n'
+                                                '45678901')])
+
     def test_default_callbacks(self):
         library = self.open()
         out, err = io.StringIO(), io.StringIO()

@@ -687,6 +687,49 @@ static void test_printf_and_warnings(void)
 	rco_close(library);
 }
 
+static void test_print_buffer(void)
+{
+	struct capture capture;
+	memset(&capture, 0, sizeof capture);
+	setenv(RCO_PRINT_BUFFER_VARIABLE, "16", 1);
+	rco_library *library = open_build(fake_multi, 0, &capture);
+	if (library) {
+		CHECK_INT(rco_print_buffer_size(library), 16, "the printf buffer: 16 bytes per core");
+		float out[10];
+		run_on(library, "chatter", out, 0, NULL, 0);
+		CHECK_STR(capture.printed[4], "[14 bytes of printf output lost: the buffer holds 16 bytes "
+		          "(NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES)]\nllo\nand goodbye\n",
+		          "past 16 bytes the oldest output is lost, and a line says how much");
+		CHECK_INT(capture.print_calls[4], 1, "in one piece");
+		rco_close(library);
+	}
+	memset(&capture, 0, sizeof capture);
+	setenv(RCO_PRINT_BUFFER_VARIABLE, "0", 1);
+	library = open_build(fake_multi, 0, &capture);
+	if (library) {
+		float out[10];
+		run_on(library, "chatter", out, 0, NULL, 0);
+		int calls = 0;
+		for (int core = 0; core < 8; core++)
+			calls += capture.print_calls[core];
+		CHECK_INT(calls, 0, "0: nothing is printed");
+		rco_close(library);
+	}
+	struct rco_options options;
+	memset(&options, 0, sizeof options);
+	setenv(RCO_PRINT_BUFFER_VARIABLE, "100", 1);
+	check_open_error(fake_multi, &options, RCO_ERROR_USAGE,
+	                 "NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES=100: not a power of two; the device "
+	                 "takes a power of two up to 131072 (the bytes of each core's printf buffer), or "
+	                 "0 to print nothing", "a size that is not a power of two");
+	setenv(RCO_PRINT_BUFFER_VARIABLE, "262144", 1);
+	check_open_error(fake_multi, &options, RCO_ERROR_USAGE,
+	                 "NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES=262144: too big; the device takes a "
+	                 "power of two up to 131072 (the bytes of each core's printf buffer), or 0 to "
+	                 "print nothing", "a size above 131072");
+	unsetenv(RCO_PRINT_BUFFER_VARIABLE);
+}
+
 /* ---- signals and threads ---- */
 
 static volatile sig_atomic_t own_handler_calls;
@@ -830,6 +873,7 @@ int main(int argc, char **argv)
 	test_failures();
 	test_time_limit();
 	test_printf_and_warnings();
+	test_print_buffer();
 	test_signal_dispositions();
 	test_threads();
 	test_lost_core();

@@ -6,6 +6,8 @@
 . "$(dirname "$0")/../cli/lib.sh"
 RUN=$TOP/run-custom-op
 FAKE=$TOP/tests/run/fake
+# As on a device set up to print; tests/run/test_printf.sh tries the others.
+export NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES=4096
 
 npy() {
 	python3 "$TOP/tests/run/npy.py" "$@"

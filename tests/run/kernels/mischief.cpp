@@ -85,6 +85,14 @@ torch::Tensor mischief(const torch::Tensor &x, int how, int core)
             printf("no TCM\n");
         *wild = 1;
         break;
+    case 11: // prints, then faults
+        printf("core %u was here\n", static_cast<unsigned>(get_cpu_id()));
+        *wild = 1;
+        break;
+    case 12: // prints, then never returns
+        printf("core %u is stuck\n", static_cast<unsigned>(get_cpu_id()));
+        for (;;)
+            pause();
     case 10: { // a loop that blocks SIGURG: it cannot be stopped
         sigset_t urgent;
         sigemptyset(&urgent);
