@@ -3,6 +3,8 @@
 # and run with run-custom-op, end to end, on even and uneven sizes.
 . "$(dirname "$0")/../cli/lib.sh"
 RUN=$TOP/run-custom-op
+# As on a device set up to print (see run-custom-op(1), OUTPUT OF THE CORES).
+export NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES=4096
 NPY="python3 $TOP/tests/run/npy.py"
 cd "$WORK" || exit 1
 
