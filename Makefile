@@ -17,7 +17,7 @@ ALL_LDFLAGS = $(LDFLAGS) $(SANITIZE)
 
 LIBRARY_SOURCES = \
 	src/arena.c src/buffer.c src/diag.c src/fsutil.c src/output_file.c \
-	src/schema.c src/validate.c src/codegen.c \
+	src/schema.c src/validate.c src/codegen.c src/library_id.c src/opsrecord.c \
 	src/target.c src/plan.c src/state.c src/depfile.c src/buildlog.c \
 	src/interrupt.c src/exec.c src/compdb.c src/build.c
 LIBRARY_OBJECTS = $(LIBRARY_SOURCES:src/%.c=obj/%.o)
@@ -26,6 +26,9 @@ LIBRARY_OBJECTS = $(LIBRARY_SOURCES:src/%.c=obj/%.o)
 PROGRAMS = build-custom-op libbuildcustomop.a libbuildcustomop.so
 TESTS =
 CLEAN =
+# Scripts that also run under valgrind (make check-valgrind), and what they need.
+VALGRIND_TESTS =
+VALGRIND_PREREQUISITES =
 INSTALL_TARGETS =
 
 all: programs
@@ -88,17 +91,18 @@ check-asan:
 		PYTHON_TEST_ENV="LD_PRELOAD=$$($(CC) -print-file-name=libasan.so):$$($(CC) -print-file-name=libubsan.so) ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=0" \
 		test; status=$$?; $(MAKE) clean >/dev/null; exit $$status
 
-# The end-to-end tests with build-custom-op under valgrind memcheck: any
-# invalid access or definite or indirect leak fails.  A fresh build with
-# DWARF 4, which every valgrind reads.
+# The end-to-end tests with build-custom-op (and, in the scripts listed in
+# VALGRIND_TESTS, run-custom-op) under valgrind memcheck: any invalid access
+# or definite or indirect leak fails.  A fresh build with DWARF 4, which
+# every valgrind reads.
 VALGRIND_LOGS = obj/valgrind
 VALGRIND = valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	--error-exitcode=99 --log-file=$(CURDIR)/$(VALGRIND_LOGS)/%p.log
 check-valgrind:
 	$(MAKE) clean
-	$(MAKE) CFLAGS="-O2 -gdwarf-4" build-custom-op
+	$(MAKE) CFLAGS="-O2 -gdwarf-4" build-custom-op $(VALGRIND_PREREQUISITES)
 	mkdir -p $(VALGRIND_LOGS)
-	BCO_RUNNER="$(VALGRIND)" sh tests/run-tests.sh $(CLI_TESTS); status=$$?; \
+	BCO_RUNNER="$(VALGRIND)" sh tests/run-tests.sh $(CLI_TESTS) $(VALGRIND_TESTS); status=$$?; \
 	runs=$$(ls $(VALGRIND_LOGS) | wc -l); \
 	for log in $(VALGRIND_LOGS)/*.log; do \
 		if [ -s "$$log" ]; then echo "valgrind reported:"; cat "$$log"; status=1; fi; \

@@ -105,60 +105,56 @@ static int read_print_limit(long *limit, struct rco_error *error)
 	return 0;
 }
 
-/* Picks 1 or 8 cores from the option and the files present. */
-static int choose_core_count(const char *base, int cores, int *core_count, struct rco_error *error)
+/* Reads BUILD/NAME.ops: what the last build that finished its links made. */
+static int read_record(const char *path, struct ops_file *ops, struct rco_error *error)
 {
-	char *single = path_with_suffix(base, ".so");
-	char *first_core = path_with_suffix(base, "_cpu0.so");
+	char *ops_path = path_with_suffix(path, ".ops");
+	char *single = path_with_suffix(path, ".so");
+	char *first_core = path_with_suffix(path, "_cpu0.so");
+	char problem[OPSFILE_ERROR_SIZE];
 	int status = 0;
-	if (!single || !first_core) {
+	int read = ops_path && single && first_core ? ops_read_file(ops_path, ops, problem) : -2;
+	if (read == -2)
 		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
-	} else {
-		int have_single = file_exists(single), have_multi = file_exists(first_core);
-		if (cores == 8 || (cores == 0 && have_multi)) {
-			*core_count = 8;
-			if (!have_multi)
-				status = error_set(error, RCO_ERROR_BUILD, NULL,
-				                   "%s does not exist: --cores 8 needs a multicore host build%s",
-				                   first_core,
-				                   have_single ? " (this one is single-core: give --cores 1)" : "");
-		} else {
-			*core_count = 1;
-			if (!have_single && cores == 1)
-				status = error_set(error, RCO_ERROR_BUILD, NULL,
-				                   "%s does not exist: --cores 1 needs a single-core host build%s",
-				                   single,
-				                   have_multi ? " (this one is multicore: leave out --cores)" : "");
-			else if (!have_single)
-				status = error_set(error, RCO_ERROR_BUILD, NULL,
-				                   "no host build at %s: neither %s nor %s exists; build it with "
-				                   "build-custom-op --target host", base, single, first_core);
-		}
-	}
+	else if (read == 1 && !file_exists(single) && !file_exists(first_core))
+		status = error_set(error, RCO_ERROR_BUILD, NULL,
+		                   "no host build at %s: neither %s nor %s exists; build it with "
+		                   "build-custom-op --target host", path, single, first_core);
+	else if (read == 1)
+		status = error_set(error, RCO_ERROR_BUILD, NULL,
+		                   "%s not found: %s was not built for the host target by "
+		                   "build-custom-op; build it with build-custom-op --target host",
+		                   ops_path, path);
+	else if (read != 0)
+		status = error_set(error, RCO_ERROR_BUILD, NULL, "%s", problem);
+	else if (ops->version == 1)
+		status = error_set(error, RCO_ERROR_BUILD, NULL,
+		                   "%s was written by an earlier build-custom-op and does not say which "
+		                   "libraries it describes; rebuild with build-custom-op --target host",
+		                   ops_path);
+	else if (ops->count == 0)
+		status = error_set(error, RCO_ERROR_BUILD, NULL, "%s lists no ops", ops_path);
+	free(ops_path);
 	free(single);
 	free(first_core);
 	return status;
 }
 
-static int read_record(struct rco_library *library, struct rco_error *error)
+/* Checks the cores asked for (0: as the build is) against the record's layout. */
+static int check_layout(const char *path, const struct ops_file *ops, int cores,
+                        struct rco_error *error)
 {
-	char *ops_path = path_with_suffix(library->path, ".ops");
-	if (!ops_path)
-		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
-	char problem[OPSFILE_ERROR_SIZE];
-	int read = ops_read_file(ops_path, &library->ops, problem);
-	int status = 0;
-	if (read == 1)
-		status = error_set(error, RCO_ERROR_BUILD, NULL,
-		                   "%s not found: %s was not built for the host target by "
-		                   "build-custom-op; build it with build-custom-op --target host",
-		                   ops_path, library->path);
-	else if (read != 0)
-		status = error_set(error, RCO_ERROR_BUILD, NULL, "%s", problem);
-	else if (library->ops.count == 0)
-		status = error_set(error, RCO_ERROR_BUILD, NULL, "%s lists no ops", ops_path);
-	free(ops_path);
-	return status;
+	if (cores == 0 || cores == ops->cores)
+		return 0;
+	if (cores == 8)
+		return error_set(error, RCO_ERROR_BUILD, NULL,
+		                 "%s is a single-core build (%s.ops names one core library): --cores 8 "
+		                 "needs a multicore build; leave out --cores, or rebuild with "
+		                 "build-custom-op --target host --multicore", path, path);
+	return error_set(error, RCO_ERROR_BUILD, NULL,
+	                 "%s is a multicore build (%s.ops names 8 core libraries): --cores 1 needs a "
+	                 "single-core build; leave out --cores, or rebuild without --multicore",
+	                 path, path);
 }
 
 /* Checks that a core library registers the ops the record lists, in order. */
@@ -187,8 +183,12 @@ static int load_cores(struct rco_library *library, int core_count, struct rco_er
 {
 	size_t path_size = strlen(library->path) + sizeof "_cpu0.so";
 	char *path = malloc(path_size);
-	if (!path)
+	char *record = path_with_suffix(library->path, ".ops");
+	if (!path || !record) {
+		free(path);
+		free(record);
 		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
+	}
 	int status = 0;
 	for (int i = 0; i < core_count && status == 0; i++) {
 		if (core_count == 1)
@@ -197,13 +197,14 @@ static int load_cores(struct rco_library *library, int core_count, struct rco_er
 			snprintf(path, path_size, "%s_cpu%d.so", library->path, i);
 		struct core_library *core = &library->team->cores[i]->library;
 		char message[RCO_MESSAGE_SIZE];
-		if (core_library_open(core, path, core_count == 1 ? -1 : i, message,
-		                      sizeof message) != 0)
+		if (core_library_open(core, path, core_count == 1 ? -1 : i, library->ops.libraries[i].id,
+		                      record, message, sizeof message) != 0)
 			status = error_set(error, RCO_ERROR_BUILD, NULL, "%s", message);
 		else
 			status = check_registered_ops(library, core, error);
 	}
 	free(path);
+	free(record);
 	return status;
 }
 
@@ -245,15 +246,20 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 	long print_limit = -1;
 	if (status == 0)
 		status = read_print_limit(&print_limit, error);
-	int core_count = 1;
+	struct ops_file ops;
+	memset(&ops, 0, sizeof ops);
 	if (status == 0)
-		status = choose_core_count(path, options->cores, &core_count, error);
-	if (status != 0)
+		status = read_record(path, &ops, error);
+	if (status == 0)
+		status = check_layout(path, &ops, options->cores, error);
+	struct rco_library *library = status == 0 ? calloc(1, sizeof *library) : NULL;
+	if (status == 0 && !library)
+		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
+	if (status != 0) {
+		ops_free(&ops);
 		return status;
-
-	struct rco_library *library = calloc(1, sizeof *library);
-	if (!library)
-		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
+	}
+	library->ops = ops;
 	pthread_mutex_init(&library->run_lock, NULL);
 	library->core_stack = options->core_stack;
 	library->timeout = options->timeout;
@@ -262,13 +268,11 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 	library->context = options->context;
 	library->print_limit = print_limit;
 	library->path = strdup(path);
-	library->team = team_create(core_count, print_limit);
+	library->team = team_create(ops.cores, print_limit);
 	if (!library->path || !library->team)
 		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
 	if (status == 0)
-		status = read_record(library, error);
-	if (status == 0)
-		status = load_cores(library, core_count, error);
+		status = load_cores(library, ops.cores, error);
 	char message[RCO_MESSAGE_SIZE];
 	if (status == 0 && team_start(library->team, message, sizeof message) != 0)
 		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "%s", message);

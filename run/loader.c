@@ -14,7 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "elf_check.h"
+#include "library_id.h"
 
 /* Serialises "is it loaded already?" with the load, across threads. */
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -55,61 +59,60 @@ static void on_register(void *context, int index, const char *name)
 		library->op_count++;
 }
 
-/* Copies the file at path into a new memory file; returns its descriptor,
- * or -1 with errno set. */
-static int copy_to_memory(const char *path)
+/* Puts length bytes into a new memory file named after path; returns its
+ * descriptor, or -1 with errno set. */
+static int memory_file(const char *path, const unsigned char *bytes, size_t length)
 {
 	const char *base = strrchr(path, '/');
-	int from = open(path, O_RDONLY | O_CLOEXEC);
-	if (from < 0)
-		return -1;
-	int to = memfd_create(base ? base + 1 : path, MFD_CLOEXEC);
-	char buffer[65536];
-	ssize_t got = 0;
-	while (to >= 0 && (got = read(from, buffer, sizeof buffer)) != 0) {
-		if (got < 0 && errno == EINTR)
+	int fd = memfd_create(base ? base + 1 : path, MFD_CLOEXEC);
+	for (size_t done = 0; fd >= 0 && done < length;) {
+		ssize_t wrote = write(fd, bytes + done, length - done);
+		if (wrote < 0 && errno == EINTR)
 			continue;
-		if (got < 0)
-			break;
-		for (ssize_t done = 0; done < got;) {
-			ssize_t wrote = write(to, buffer + done, (size_t)(got - done));
-			if (wrote < 0 && errno == EINTR)
-				continue;
-			if (wrote <= 0) {
-				got = -1;
-				break;
-			}
-			done += wrote;
+		if (wrote <= 0) {
+			int saved = wrote == 0 ? EIO : errno;
+			close(fd);
+			errno = saved;
+			return -1;
 		}
-		if (got < 0)
-			break;
+		done += (size_t)wrote;
 	}
-	int saved = errno;
-	close(from);
-	if (to >= 0 && got != 0) {
-		close(to);
-		to = -1;
-	}
-	errno = saved;
-	return to;
+	return fd;
 }
 
-/* dlopen, or a private copy when path is loaded already (*copy is then
- * its descriptor, else -1). */
-static void *load(const char *path, int *copy_descriptor, char *error, size_t error_size)
+/* Whether two stats are of the same unchanged file. */
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Loads the library whose bytes (read from path, as *read_stat) were
+ * checked: dlopen of path when it is still that file, or a private copy of
+ * the bytes when this process has loaded path already (*copy is then its
+ * descriptor, else -1). */
+static void *load(const char *path, const struct stat *read_stat, const unsigned char *bytes,
+                  size_t length, int *copy_descriptor, char *error, size_t error_size)
 {
 	*copy_descriptor = -1;
 	pthread_mutex_lock(&load_lock);
 	void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
 	if (!handle) {
 		handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		if (!handle)
+		struct stat loaded;
+		if (!handle) {
 			fail(error, error_size, "cannot load %s: %s", path, dlerror());
+		} else if (stat(path, &loaded) != 0 || !same_file(read_stat, &loaded)) {
+			dlclose(handle);
+			handle = NULL;
+			fail(error, error_size, "%s changed while it was being loaded (is a build "
+			     "running?); run again when it is done", path);
+		}
 		pthread_mutex_unlock(&load_lock);
 		return handle;
 	}
 	dlclose(handle);
-	int copy = copy_to_memory(path);
+	int copy = memory_file(path, bytes, length);
 	if (copy < 0) {
 		fail(error, error_size, "cannot load %s a second time: cannot copy it: %s", path,
 		     strerror(errno));
@@ -129,8 +132,45 @@ static void *load(const char *path, int *copy_descriptor, char *error, size_t er
 	return handle;
 }
 
-int core_library_open(struct core_library *library, const char *path, int core, char *error,
-                      size_t error_size)
+/* Reads path whole into *bytes (malloc'ed), with its stat. */
+static int read_whole(const char *path, const char *record, unsigned char **bytes, size_t *length,
+                      struct stat *st, char *error, size_t error_size)
+{
+	*bytes = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return fail(error, error_size, "%s does not exist, but %s names it; rebuild with "
+			            "build-custom-op --target host", path, record);
+		return fail(error, error_size, "cannot open %s: %s", path, strerror(errno));
+	}
+	int status = 0;
+	if (fstat(fd, st) != 0)
+		status = fail(error, error_size, "cannot read %s: %s", path, strerror(errno));
+	else if (!S_ISREG(st->st_mode))
+		status = fail(error, error_size, "%s is not a regular file", path);
+	if (status == 0) {
+		*length = (size_t)st->st_size;
+		*bytes = malloc(*length ? *length : 1);
+		if (!*bytes)
+			status = fail(error, error_size, "out of memory to read %s", path);
+	}
+	for (size_t done = 0; status == 0 && done < *length;) {
+		ssize_t got = read(fd, *bytes + done, *length - done);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			status = fail(error, error_size, "cannot read %s: %s", path,
+			              got == 0 ? "it became shorter while it was read" : strerror(errno));
+		else
+			done += (size_t)got;
+	}
+	close(fd);
+	return status;
+}
+
+int core_library_open(struct core_library *library, const char *path, int core, const char *id,
+                      const char *record, char *error, size_t error_size)
 {
 	memset(library, 0, sizeof *library);
 	library->core = core;
@@ -138,7 +178,30 @@ int core_library_open(struct core_library *library, const char *path, int core, 
 	library->path = strdup(path);
 	if (!library->path)
 		return fail(error, error_size, "out of memory");
-	library->handle = load(path, &library->copy_descriptor, error, error_size);
+	unsigned char *bytes;
+	size_t length = 0;
+	struct stat st;
+	if (read_whole(path, record, &bytes, &length, &st, error, error_size) != 0) {
+		free(bytes);
+		return -1;
+	}
+	char problem[256], actual[LIBRARY_ID_SIZE];
+	int status = 0;
+	if (elf_check_complete(bytes, length, problem, sizeof problem) != 0) {
+		status = fail(error, error_size, "%s is damaged: %s; rebuild it with build-custom-op "
+		              "--target host", path, problem);
+	} else {
+		library_id_of_bytes(bytes, length, actual);
+		if (strcmp(actual, id) != 0)
+			status = fail(error, error_size, "%s is not the library %s was written for (its id "
+			              "is %s, the record's %s): it changed after the build, or the last build "
+			              "did not finish; rebuild with build-custom-op --target host", path,
+			              record, actual, id);
+	}
+	if (status == 0)
+		library->handle = load(path, &st, bytes, length, &library->copy_descriptor, error,
+		                       error_size);
+	free(bytes);
 	if (!library->handle)
 		return -1;
 	const char *missing = NULL;

@@ -28,11 +28,13 @@ struct core_library {
 	int copy_descriptor;
 };
 
-/* Loads path for core (-1: a single-core build), checks its linked core
- * and reads its op names.  Returns 0, or -1 with error set; call
- * core_library_close in either case. */
-int core_library_open(struct core_library *library, const char *path, int core, char *error,
-                      size_t error_size);
+/* Loads path for core (-1: a single-core build): reads the file, checks
+ * that it is whole (elf_check.h) and that its id is id, the one the record
+ * (named record, for messages) gives it, loads exactly those bytes, checks
+ * its linked core and reads its op names.  Returns 0, or -1 with error
+ * set; call core_library_close in either case. */
+int core_library_open(struct core_library *library, const char *path, int core, const char *id,
+                      const char *record, char *error, size_t error_size);
 /* Frees what core_library_open made; unload: also dlclose the library. */
 void core_library_close(struct core_library *library, int unload);
 

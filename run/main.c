@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "arguments.h"
 #include "compare.h"
@@ -110,7 +111,29 @@ static int make_output(const struct run_options *options, const rco_library *lib
 	return 0;
 }
 
-static int finish_output(const struct run_options *options, const struct npy_array *output)
+/* Reads --expect before anything runs or is written, after refusing an
+ * --out that is the same file (by any name): the output would replace the
+ * values it is compared with, and every run would pass. */
+static int read_expectation(const struct run_options *options, struct npy_array *expected)
+{
+	struct stat out, expect;
+	if (options->out && stat(options->out, &out) == 0 && stat(options->expect, &expect) == 0 &&
+	    out.st_dev == expect.st_dev && out.st_ino == expect.st_ino) {
+		fprintf(stderr, "run-custom-op: --out %s and --expect %s are the same file: the output "
+		        "would replace the values it is compared with; write the output elsewhere\n",
+		        options->out, options->expect);
+		return EXIT_USAGE;
+	}
+	char error[NPY_ERROR_SIZE];
+	if (npy_read_file(options->expect, expected, error) != 0) {
+		fprintf(stderr, "run-custom-op: %s\n", error);
+		return EXIT_FAILED;
+	}
+	return 0;
+}
+
+static int finish_output(const struct run_options *options, const struct npy_array *output,
+                         const struct npy_array *expected)
 {
 	char error[NPY_ERROR_SIZE];
 	if (options->out && npy_write_file(options->out, output, error) != 0) {
@@ -119,15 +142,9 @@ static int finish_output(const struct run_options *options, const struct npy_arr
 	}
 	if (!options->expect)
 		return 0;
-	struct npy_array expected;
-	if (npy_read_file(options->expect, &expected, error) != 0) {
-		fprintf(stderr, "run-custom-op: %s\n", error);
-		return EXIT_FAILED;
-	}
 	char report_text[COMPARE_REPORT_SIZE];
-	int differs = compare_arrays(output, &expected, options->expect, options->rtol,
+	int differs = compare_arrays(output, expected, options->expect, options->rtol,
 	                             options->atol, report_text);
-	npy_free(&expected);
 	if (differs) {
 		fprintf(stderr, "run-custom-op: %s\n", report_text);
 		return EXIT_FAILED;
@@ -161,8 +178,9 @@ int main(int argc, char **argv)
 	static struct rco_error problem; /* big: not on the stack */
 	rco_library *library = NULL;
 	open_options.context = &library;
-	int status = 0;
-	if (rco_open(options.library, &open_options, &library, &problem) != 0) {
+	struct npy_array expected = {0};
+	int status = options.expect ? read_expectation(&options, &expected) : 0;
+	if (status == 0 && rco_open(options.library, &open_options, &library, &problem) != 0) {
 		report(problem.message);
 		status = exit_status_of(problem.status);
 	}
@@ -194,9 +212,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (status == 0)
-		status = finish_output(&options, &output);
+		status = finish_output(&options, &output, &expected);
 
 	rco_close(library);
+	npy_free(&expected);
 	npy_free(&output);
 	for (int i = 0; arrays && i < count; i++)
 		npy_free(&arrays[i]);

@@ -1,9 +1,11 @@
 # run.mk - libruncustomop, run-custom-op over it, and their tests (included by Makefile).
 RCO_SOURCES = run/library.c run/check.c run/errors.c run/cores.c run/loader.c run/fault.c \
-	run/core_output.c run/opsfile.c
-RCO_OBJECTS = $(RCO_SOURCES:run/%.c=obj/run/%.o)
+	run/core_output.c run/opsfile.c run/elf_check.c
+# The library id is computed as the build computes it (src/library_id.c).
+RCO_OBJECTS = $(RCO_SOURCES:run/%.c=obj/run/%.o) obj/library_id.o
 RUN_SOURCES = run/main.c run/options.c run/arguments.c run/npy.c run/console.c run/compare.c
-RUN_OBJECTS = $(RUN_SOURCES:run/%.c=obj/run/%.o)
+# The .npy output is written as every user-named output is (src/output_file.h).
+RUN_OBJECTS = $(RUN_SOURCES:run/%.c=obj/run/%.o) obj/output_file.o
 RUN_CPPFLAGS = -Isdk/host/include
 RCO_LIBS = -pthread -ldl -lm
 
@@ -53,8 +55,9 @@ TESTS += tests/run/test_npy tests/run/test_opsfile tests/run/test_runner.sh test
 CLEAN += run-custom-op libruncustomop.a libruncustomop.so runcustomop.pc obj/run \
 	tests/run/test_npy tests/run/test_opsfile tests/run/fake
 
-tests/run/test_npy: tests/run/test_npy.c run/npy.c run/npy.h tests/unit/check.h
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_npy.c run/npy.c -lm
+tests/run/test_npy: tests/run/test_npy.c run/npy.c run/npy.h src/output_file.c tests/unit/check.h
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_npy.c run/npy.c \
+		src/output_file.c -lm
 
 tests/run/test_opsfile: tests/run/test_opsfile.c run/opsfile.c run/opsfile.h tests/unit/check.h
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_opsfile.c run/opsfile.c
@@ -98,7 +101,13 @@ tests/run/test_library: tests/run/test_library.c libruncustomop.a include/runcus
 		libruncustomop.a $(RCO_LIBS)
 
 # The Python binding (build_custom_op.runner) on torch tensors.
-TESTS += tests/run/test_binding.py
+TESTS += tests/run/test_binding.py tests/run/test_build_record.sh tests/run/test_files.sh
 tests/run/test_binding.py: libruncustomop.so run-custom-op $(RUN_FAKE_LIBRARIES) $(RUN_MISCHIEF)
 # The end-to-end scripts need the runner and the builds.
-tests/run/test_runner.sh tests/run/test_printf.sh: run-custom-op $(RUN_FAKE_LIBRARIES) $(RUN_MISCHIEF)
+tests/run/test_runner.sh tests/run/test_printf.sh tests/run/test_files.sh: run-custom-op $(RUN_FAKE_LIBRARIES) $(RUN_MISCHIEF)
+tests/run/test_build_record.sh: build-custom-op run-custom-op $(HOST_SDK)
+
+# run-custom-op under valgrind (make check-valgrind): the scripts whose runs
+# end without a fault (a fault is an invalid access to memcheck).
+VALGRIND_TESTS += tests/run/test_files.sh tests/run/test_build_record.sh
+VALGRIND_PREREQUISITES += run-custom-op $(HOST_SDK) $(RUN_FAKE_LIBRARIES) $(RUN_MISCHIEF)

@@ -20,6 +20,7 @@
 #include "exec.h"
 #include "fsutil.h"
 #include "interrupt.h"
+#include "opsrecord.h"
 #include "plan.h"
 #include "state.h"
 #include "target.h"
@@ -299,12 +300,6 @@ static int run_build(struct call *call, bco_result **result)
 		                                      target_stack_switch_tail(request->target));
 		if (fs_write_atomic(arena, plan.wrapper_source, wrapper, strlen(wrapper), diag) != 0)
 			return -1;
-		if (request->target == BCO_TARGET_HOST) {
-			const char *record = codegen_ops_record(arena, call->ops, call->op_count);
-			if (fs_write_atomic(arena, arena_printf(arena, "%s/%s.ops", build_dir, name), record,
-			                    strlen(record), diag) != 0)
-				return -1;
-		}
 		char *log_path = arena_printf(arena, "%s/.build-custom-op.log", build_dir);
 		struct buildlog log;
 		buildlog_load(arena, log_path, &log);
@@ -340,6 +335,11 @@ static int run_build(struct call *call, bco_result **result)
 				return -1;
 			}
 		}
+		/* Only now: every library it names is linked. */
+		if (request->target == BCO_TARGET_HOST &&
+		    opsrecord_write(arena, call->ops, call->op_count, plan.artifacts, plan.artifact_count,
+		                    arena_printf(arena, "%s/%s.ops", build_dir, name), diag) != 0)
+			return -1;
 	}
 
 	bco_result *out = calloc(1, sizeof *out);

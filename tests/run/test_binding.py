@@ -17,6 +17,8 @@ import unittest
 import warnings
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'python'))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import record  # noqa: E402
 import tap  # noqa: E402  (puts python/ on sys.path)
 from build_custom_op import runner  # noqa: E402
 
@@ -25,18 +27,11 @@ MULTI = os.path.join(HERE, 'mischief', 'multi', 'mischief')
 SINGLE = os.path.join(HERE, 'mischief', 'single', 'mischief')
 RUN_CUSTOM_OP = os.path.join(tap.TOP, 'run-custom-op')
 NPY = os.path.join(HERE, 'npy.py')
-FAKE_RECORD = ('# build-custom-op ops 1\n'
-               'scale2\tT\t(Tensor x)\n'
-               'axpby\tTTSfi\t(Tensor x, Tensor y, Scalar a, float b, int n)\n'
-               'scalar_dtype\tS\t(Scalar s)\n'
-               'fill\tl\t(long long v)\n'
-               'chatter\tT\t(Tensor x)\n'
-               'copies\tT\t(Tensor x)\n'
-               'violation\tT\t(Tensor x)\n'
-               'overflow\tT\t(Tensor x)\n'
-               'far_overflow\tT\t(Tensor x)\n'
-               'wild\tT\t(Tensor x)\n'
-               'unguarded\tT\t(Tensor x)\n')
+FAKE_OPS = ['scale2\tT\t(Tensor x)',
+            'axpby\tTTSfi\t(Tensor x, Tensor y, Scalar a, float b, int n)',
+            'scalar_dtype\tS\t(Scalar s)', 'fill\tl\t(long long v)'] + \
+    [f'{op}\tT\t(Tensor x)' for op in ('chatter', 'copies', 'violation', 'overflow',
+                                       'far_overflow', 'wild', 'unguarded')]
 SEGFAULT_ON_3 = ('core 3: op mischief: segmentation fault (SIGSEGV) at address 0x10; the kernel '
                  'used memory it does not own')
 
@@ -67,10 +62,9 @@ class RunnerTest(unittest.TestCase):
         import torch
         cls.work = tempfile.mkdtemp(prefix='bco-binding-test.')
         cls.fake = os.path.join(cls.work, 'fake')
-        for name in ['fake.so'] + [f'fake_cpu{i}.so' for i in range(8)]:
+        for name in [f'fake_cpu{i}.so' for i in range(8)]:
             os.symlink(os.path.join(HERE, 'fake', name), os.path.join(cls.work, name))
-        with open(cls.fake + '.ops', 'w') as record:
-            record.write(FAKE_RECORD)
+        record.write(cls.fake, 8, FAKE_OPS)
 
     @classmethod
     def tearDownClass(cls):
@@ -103,8 +97,9 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(caught.exception.kind, 'usage')
         with self.assertRaises(runner.RunError) as caught:
             runner.open(SINGLE, cores=8)
-        self.assertEqual(caught.exception.message, f'{SINGLE}_cpu0.so does not exist: --cores 8 '
-                         'needs a multicore host build (this one is single-core: give --cores 1)')
+        self.assertEqual(caught.exception.message, f'{SINGLE} is a single-core build ({SINGLE}.ops '
+                         'names one core library): --cores 8 needs a multicore build; leave out '
+                         '--cores, or rebuild with build-custom-op --target host --multicore')
         self.assertEqual(caught.exception.kind, 'build')
         with self.assertRaises(runner.RunError) as caught:
             runner.open(MULTI, cores=3)
@@ -254,6 +249,8 @@ class RunnerTest(unittest.TestCase):
              'does'),
             (3, 0, 'core 0: op mischief: the kernel threw a C++ exception that it did not catch: '
              'std::runtime_error: the kernel gave up'),
+            (13, 6, 'core 6: op mischief: the kernel called exit(0), which would end the process on '
+             'the host; a kernel ends by returning its result'),
         ]
         for how, core, message in cases:
             with self.subTest(how=how):

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "library_id.h"
 #include "runcustomop.h"
 #include "../unit/check.h"
 
@@ -58,8 +59,7 @@ static void capture_warn(void *context, int core, const char *text)
 
 /* ---- fixtures ---- */
 
-static const char fake_record[] =
-	"# build-custom-op ops 1\n"
+static const char fake_ops[] =
 	"scale2\tT\t(Tensor x)\n"
 	"axpby\tTTSfi\t(Tensor x, Tensor y, Scalar a, float b, int n)\n"
 	"scalar_dtype\tS\t(Scalar s)\n"
@@ -81,35 +81,33 @@ static void write_file(const char *path, const char *text)
 	}
 }
 
-/* BUILD/fake: links to the fake libraries (all nine or fake.so alone) and a record. */
+/* BUILD/fake: links to the fake libraries (the eight of a multicore build,
+ * or fake.so) and the record a build writes, with their ids. */
 static void make_fake_build(const char *directory, int multicore)
 {
 	char path[PATH_MAX + 64], target[PATH_MAX + 64];
+	char record[4096];
+	size_t used = (size_t)snprintf(record, sizeof record, "# build-custom-op ops 2\ncores %d\n",
+	                               multicore ? 8 : 1);
 	mkdir(directory, 0755);
-	for (int i = multicore ? -1 : 8; i < 8; i++) {
-		const char *name = i < 0 ? "fake.so" : NULL;
-		char core_name[32];
-		if (i >= 0) {
-			snprintf(core_name, sizeof core_name, "fake_cpu%d.so", i);
-			name = core_name;
-		}
+	for (int i = multicore ? 0 : -1; i < (multicore ? 8 : 0); i++) {
+		char name[32];
+		if (i < 0)
+			snprintf(name, sizeof name, "fake.so");
+		else
+			snprintf(name, sizeof name, "fake_cpu%d.so", i);
 		snprintf(target, sizeof target, "%s/fake/%s", top, name);
 		snprintf(path, sizeof path, "%s/%s", directory, name);
-		if (symlink(target, path) != 0) {
-			perror("symlink");
+		char id[LIBRARY_ID_SIZE];
+		if (symlink(target, path) != 0 || library_id_of_file(path, id) != 0) {
+			perror(path);
 			exit(1);
 		}
+		used += (size_t)snprintf(record + used, sizeof record - used, "library %s %s\n", name, id);
 	}
-	if (!multicore) {
-		snprintf(target, sizeof target, "%s/fake/fake.so", top);
-		snprintf(path, sizeof path, "%s/fake.so", directory);
-		if (symlink(target, path) != 0) {
-			perror("symlink");
-			exit(1);
-		}
-	}
+	snprintf(record + used, sizeof record - used, "%s", fake_ops);
 	snprintf(path, sizeof path, "%s/fake.ops", directory);
-	write_file(path, fake_record);
+	write_file(path, record);
 }
 
 static void set_up(const char *argv0)
@@ -272,9 +270,6 @@ static void test_open_and_list(void)
 	CHECK_INT(rco_print_buffer_size(library), -1, "the printf buffer: unset");
 	rco_close(library);
 
-	library = open_build(fake_multi, 1, NULL);
-	CHECK(library && rco_core_count(library) == 1, "cores 1 opens NAME.so of the same build");
-	rco_close(library);
 	rco_close(NULL);
 	CHECK_STR(rco_version(), RCO_VERSION, "the version");
 }
@@ -306,9 +301,15 @@ static void test_open_errors(void)
 	         "build it with build-custom-op --target host", path, path, path);
 	check_open_error(path, &options, RCO_ERROR_BUILD, message, "no build");
 	options.cores = 8;
-	snprintf(message, sizeof message, "%s_cpu0.so does not exist: --cores 8 needs a multicore "
-	         "host build (this one is single-core: give --cores 1)", fake_single);
+	snprintf(message, sizeof message, "%s is a single-core build (%s.ops names one core "
+	         "library): --cores 8 needs a multicore build; leave out --cores, or rebuild with "
+	         "build-custom-op --target host --multicore", fake_single, fake_single);
 	check_open_error(fake_single, &options, RCO_ERROR_BUILD, message, "8 cores of a single-core build");
+	options.cores = 1;
+	snprintf(message, sizeof message, "%s is a multicore build (%s.ops names 8 core libraries): "
+	         "--cores 1 needs a single-core build; leave out --cores, or rebuild without "
+	         "--multicore", fake_multi, fake_multi);
+	check_open_error(fake_multi, &options, RCO_ERROR_BUILD, message, "1 core of a multicore build");
 	options.cores = 3;
 	check_open_error(fake_single, &options, RCO_ERROR_USAGE,
 	                 "cores 3: expected 1 or 8 (or 0: as the build is)", "cores 3");
@@ -581,6 +582,22 @@ static void test_failures(void)
 	CHECK(strncmp(error.message, "core 4: op mischief: illegal instruction (SIGILL) at address 0x",
 	              63) == 0, "__builtin_trap()");
 	check_good_call(library, "SIGILL");
+	static const char *const exits[][2] = {
+		{"13", "exit(0)"}, {"14", "exit(3)"}, {"15", "_exit(0)"}, {"16", "_Exit(0)"},
+		{"17", "quick_exit(0)"}, {"19", "exit(0)"},
+	};
+	for (size_t i = 0; i < sizeof exits / sizeof exits[0]; i++) {
+		char message[256], what[64];
+		snprintf(message, sizeof message, "core 2: op mischief: the kernel called %s, which would "
+		         "end the process on the host; a kernel ends by returning its result", exits[i][1]);
+		snprintf(what, sizeof what, "a kernel calling %s (mode %s)", exits[i][1], exits[i][0]);
+		check_mischief(library, atoi(exits[i][0]), 2, RCO_ERROR_OP, message, what);
+	}
+	pid_t before = getpid();
+	check_mischief(library, 18, 7, RCO_ERROR_OP, "core 7: op mischief: the kernel called fork(), "
+	               "which the device does not have (on the host it would leave a second process "
+	               "running the rest of the op)", "a kernel calling fork()");
+	CHECK(getpid() == before, "no second process returned from the call");
 	rco_close(library);
 
 	/* The TCM a faulting kernel held goes back to the pool: twice in a row,

@@ -16,23 +16,21 @@ npy() { python3 "$TOP/tests/run/npy.py" "$@"; }
 M=$WORK/multi
 S=$WORK/single
 mkdir -p "$M" "$S"
-cp "$FAKE"/fake.so "$FAKE"/fake_cpu*.so "$M"/
+cp "$FAKE"/fake_cpu*.so "$M"/
 cp "$FAKE"/fake.so "$S"/
-# fake.so registers 11 ops: the record must list them all, in order.
+# record BUILD_DIR/NAME CORES: the fake library registers 11 ops, and the
+# record must list them all, in order.
 record() {
-	printf '# build-custom-op ops 1\n'
-	for op in scale2 axpby scalar_dtype fill chatter copies violation overflow far_overflow \
-		wild unguarded; do
-		case $op in
-		axpby) printf 'axpby\tTTSfi\t(Tensor x, Tensor y, Scalar a, float b, int n)\n' ;;
-		scalar_dtype) printf 'scalar_dtype\tS\t(Scalar s)\n' ;;
-		fill) printf 'fill\tl\t(long long v)\n' ;;
-		*) printf '%s\tT\t(Tensor x)\n' "$op" ;;
-		esac
+	set -- "$1" "$2" "$(printf 'scale2\tT\t(Tensor x)')" \
+		"$(printf 'axpby\tTTSfi\t(Tensor x, Tensor y, Scalar a, float b, int n)')" \
+		"$(printf 'scalar_dtype\tS\t(Scalar s)')" "$(printf 'fill\tl\t(long long v)')"
+	for op in chatter copies violation overflow far_overflow wild unguarded; do
+		set -- "$@" "$(printf '%s\tT\t(Tensor x)' "$op")"
 	done
+	python3 "$TOP/tests/run/record.py" "$@"
 }
-record >"$M/fake.ops"
-record >"$S/fake.ops"
+record "$M/fake" 8
+record "$S/fake" 1
 npy make "$WORK/x.npy" '<f4' 8 1 2 3 4 5 6 7 8
 
 UNSET_NOTE="run-custom-op: note: NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES is unset, so all that the kernel printed is shown; on the device it must be set (a power of two up to 131072, the bytes kept per core) for printf to print at all"

@@ -11,6 +11,7 @@
  *       when out and x are the same memory, out[1] is 7 */
 #include <math.h>
 #include <signal.h>
+#include <cstdlib>
 #include <stdexcept>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,22 @@ torch::Tensor mischief(const torch::Tensor &x, int how, int core)
         printf("core %u is stuck\n", static_cast<unsigned>(get_cpu_id()));
         for (;;)
             pause();
+    case 13:
+        exit(0);
+    case 14:
+        exit(3);
+    case 15:
+        _exit(0);
+    case 16:
+        _Exit(0);
+    case 17:
+        quick_exit(0);
+    case 18:
+        if (fork() == 0)
+            printf("the child of core %u runs on\n", static_cast<unsigned>(get_cpu_id()));
+        break;
+    case 19:
+        std::exit(0);
     case 10: { // a loop that blocks SIGURG: it cannot be stopped
         sigset_t urgent;
         sigemptyset(&urgent);
