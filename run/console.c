@@ -1,10 +1,12 @@
 /* console.c - where run-custom-op shows what the cores printed and warned. */
 #include "console.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 static int flagged_note_shown, unset_note_shown;
+static int stdout_error; /* errno of the first failed write to stdout, or 0 */
 
 static void print_flagged_line(int core, const char *line, size_t length)
 {
@@ -27,8 +29,8 @@ void console_print(void *context, int core, const char *text, size_t length)
 		unset_note_shown = 1;
 	}
 	if (core <= 0) {
-		fwrite(text, 1, length, stdout);
-		fflush(stdout);
+		if ((fwrite(text, 1, length, stdout) != length || fflush(stdout) != 0) && !stdout_error)
+			stdout_error = errno ? errno : EIO;
 		return;
 	}
 	while (length > 0) {
@@ -38,6 +40,11 @@ void console_print(void *context, int core, const char *text, size_t length)
 		text += part + (newline != NULL);
 		length -= part + (newline != NULL);
 	}
+}
+
+int console_stdout_error(void)
+{
+	return stdout_error;
 }
 
 void console_warn(void *context, int core, const char *text)

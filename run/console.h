@@ -17,6 +17,8 @@
  * NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES unset, the first output is
  * preceded by a note that the device would print nothing. */
 void console_print(void *context, int core, const char *text, size_t length);
+/* The errno of the first write of core 0's output to stdout that failed, or 0. */
+int console_stdout_error(void);
 /* The warn callback of libruncustomop. */
 void console_warn(void *context, int core, const char *text);
 

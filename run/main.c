@@ -3,10 +3,13 @@
  * A thin layer over libruncustomop (runcustomop.h): read the command line;
  * open the build; pick the op; read the inputs; run the op on every core at
  * once into one output; write and compare it. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "arguments.h"
 #include "compare.h"
@@ -152,8 +155,19 @@ static int finish_output(const struct run_options *options, const struct npy_arr
 	return 0;
 }
 
+/* A standard descriptor closed at start would be the number of the next
+ * file opened (an output, a library), and printing would write into it. */
+static void open_standard_descriptors(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+			_exit(EXIT_FAILED);
+}
+
 int main(int argc, char **argv)
 {
+	open_standard_descriptors();
 	struct run_options options;
 	char error[OPTIONS_ERROR_SIZE > ARGUMENTS_ERROR_SIZE ? OPTIONS_ERROR_SIZE
 	                                                     : ARGUMENTS_ERROR_SIZE];
@@ -213,6 +227,11 @@ int main(int argc, char **argv)
 	}
 	if (status == 0)
 		status = finish_output(&options, &output, &expected);
+	if (console_stdout_error() && status != EXIT_USAGE) {
+		fprintf(stderr, "run-custom-op: cannot write the kernel's output to standard output: %s\n",
+		        strerror(console_stdout_error()));
+		status = EXIT_FAILED;
+	}
 
 	rco_close(library);
 	npy_free(&expected);

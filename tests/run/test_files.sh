@@ -111,6 +111,14 @@ cat cut_header.npy | { "$RUN" --op scale2 --in /dev/stdin "$B/fake" 2>err.txt; e
 check_eq "--in from a pipe that ends in the header" \
 	"$(cat status.txt):$(cat err.txt)" "1:run-custom-op: /dev/stdin: truncated header: it declares 118 bytes but 90 follow"
 
+# ---- standard output and error ----
+"$RUN" --op chatter --in x.npy --scalar 20 --out printed.npy "$MISCHIEF" >/dev/full 2>err.txt
+check_eq "the kernel's output cannot be written to stdout: exit 1, saying so" "$?:$(tail -n 1 err.txt)" \
+	"1:run-custom-op: cannot write the kernel's output to standard output: No space left on device"
+"$RUN" --op warn --in x.npy --out quiet.npy "$MISCHIEF" >&- 2>&-
+check_eq "stdout and stderr closed: they read as /dev/null, and the output is written" \
+	"$?:$(npy show quiet.npy)" "0:<f4 (4,): 1.0 2.0 3.0 4.0"
+
 # ---- a kernel cannot end the process ----
 # Not under $BCO_RUNNER: a violation abandons the kernel without running its
 # destructors (as on the device), which memcheck reports as lost blocks.
