@@ -43,6 +43,7 @@ struct call {
 	int catching_interrupts;
 	struct op *ops;
 	size_t op_count;
+	struct toolchain toolchain; /* once resolved; zero (xtensa) before */
 };
 
 static struct call *call_begin(const struct bco_request *request)
@@ -209,10 +210,29 @@ static int take_lock(struct call *call, const char *build_dir)
 	}
 }
 
-/* Adds what the schema requires when a link failed on an undefined kernel. */
+/* Passes the steps' messages on; after a host compile's output, the note
+ * on its warnings that only a 64-bit host gives. */
+static void report_step(void *context, enum bco_message_kind kind, const char *text)
+{
+	struct call *call = context;
+	const struct bco_request *request = call->request;
+	if (kind == BCO_MESSAGE_OUTPUT) {
+		struct buffer noted;
+		buffer_init(&noted, &call->arena);
+		buffer_puts(&noted, text);
+		target_explain_output(&call->toolchain, text, &noted);
+		text = noted.data;
+	}
+	request->progress(request->progress_context, kind, text);
+}
+
+/* Adds what the schema requires when a link failed on an undefined kernel,
+ * and the note on a host compile's warnings. */
 static void explain_failure(void *context, const struct step *step, struct buffer *report_text)
 {
 	const struct call *call = context;
+	if (strcmp(step->action, "CC") == 0)
+		target_explain_output(&call->toolchain, step->output, report_text);
 	if (strcmp(step->action, "LINK") != 0 || !step->output)
 		return;
 	for (size_t i = 0; i < call->op_count; i++) {
@@ -266,6 +286,7 @@ static int run_build(struct call *call, bco_result **result)
 	struct toolchain toolchain;
 	if (target_resolve(arena, request, !request->dry_run, &toolchain, diag) != 0)
 		return -1;
+	call->toolchain = toolchain;
 	const char *build_dir = request->build_dir && *request->build_dir ? request->build_dir : "build";
 	int pack = request->target == BCO_TARGET_XTENSA && !cflags_contain(request, "-g");
 	struct plan plan;
@@ -318,8 +339,8 @@ static int run_build(struct call *call, bco_result **result)
 				.keep_going = request->keep_going,
 				.verbose = request->verbose,
 				.environment = toolchain.environment,
-				.progress = request->progress,
-				.progress_context = request->progress_context,
+				.progress = request->progress ? report_step : NULL,
+				.progress_context = call,
 				.explain_failure = explain_failure,
 				.explain_context = call,
 			};

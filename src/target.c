@@ -29,8 +29,50 @@ static const char *const xtensa_common_flags[] = {
 	"-Wno-c99-designator", "-mcoproc",
 };
 static const char *const xtensa_compile_only_flags[] = { "-MMD", "-MP", "-fpic", "-mlongcalls", "-c" };
+/* The device compiles kernels with clang, C++14, -Wall -Werror; the host
+ * does too, so a kernel the device refuses for a warning is refused here.
+ * -fstack-clash-protection makes a big frame touch each page on its way
+ * down, so any overflow of a core stack faults in that stack's guard. */
 static const char *const host_compile_flags[] = {
-	"-std=c++14", "-fPIC", "-O2", "-g", "-MMD", "-MP", "-Wall",
+	"-std=c++14", "-fPIC", "-O2", "-g", "-MMD", "-MP", "-Wall", "-Werror",
+	"-fstack-clash-protection",
+};
+/* Warnings that exist only because the host is 64-bit and the device
+ * 32-bit stay warnings; target_explain_output says why when one shows.
+ * gcc and clang name some of them differently. */
+static const char *const host_any_compiler_flags[] = {
+	"-Wno-error=format", "-Wno-error=int-to-pointer-cast", "-Wno-error=narrowing",
+};
+static const char *const host_clang_flags[] = {
+	"-Wno-error=constant-conversion", "-Wno-c99-designator",
+};
+static const char *const host_gcc_flags[] = {
+	"-Wno-error=overflow", "-Wno-error=sign-compare",
+};
+
+/* What a warning that only a 64-bit host gives is, and why it stays one. */
+struct host_only_warning {
+	const char *flag;   /* as the compiler names it in its message, "-Wformat" */
+	const char *reason;
+};
+static const struct host_only_warning host_only_warnings[] = {
+	{ "-Wformat", "size_t, ptrdiff_t and long are 32 bits there and int64_t is long long, so a format "
+	              "that is right on the device (%d or %u for a size_t, %lld for an int64_t) is wrong "
+	              "here, and the other way round" },
+	{ "-Wint-to-pointer-cast", "pointers are 32 bits there, so a 32-bit integer becomes a pointer "
+	                           "without loss" },
+	{ "-Wint-to-void-pointer-cast", "pointers are 32 bits there, so a 32-bit integer becomes a pointer "
+	                                "without loss" },
+	{ "-Wnarrowing", "size_t and long are 32 bits there, so converting them to a 32-bit type in braces "
+	                 "does not narrow" },
+	{ "-Wc++11-narrowing", "size_t and long are 32 bits there, so converting them to a 32-bit type in "
+	                       "braces does not narrow" },
+	{ "-Woverflow", "size_t and unsigned long are 32 bits there, so a constant of those types (~0UL, "
+	                "(size_t)-1) fits a 32-bit type" },
+	{ "-Wconstant-conversion", "size_t and unsigned long are 32 bits there, so a constant of those types "
+	                           "(~0UL, (size_t)-1) fits a 32-bit type" },
+	{ "-Wsign-compare", "the device's clang does not give it with -Wall, and int64_t against size_t is "
+	                    "signed against unsigned only here" },
 };
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))
@@ -168,6 +210,30 @@ static const char *find_host_sdk(struct arena *arena)
 	return NULL;
 }
 
+/* clang or gcc, from the names of the compiler's words as found on PATH
+ * and with links resolved (c++ is often a link to either). */
+static enum host_compiler host_compiler_family(struct arena *arena, const struct toolchain *toolchain)
+{
+	enum host_compiler family = HOST_COMPILER_OTHER;
+	for (size_t i = 0; i < toolchain->compiler_words; i++) {
+		const char *word = toolchain->compiler[i];
+		const char *found = on_path(arena, word);
+		char resolved[PATH_MAX];
+		const char *names[2] = { word, found && realpath(found, resolved) ? resolved : NULL };
+		for (size_t n = 0; n < 2; n++) {
+			if (!names[n])
+				continue;
+			const char *slash = strrchr(names[n], '/');
+			const char *base = slash ? slash + 1 : names[n];
+			if (strstr(base, "clang"))
+				return HOST_COMPILER_CLANG;
+			if (strstr(base, "g++") || strstr(base, "gcc"))
+				family = HOST_COMPILER_GCC;
+		}
+	}
+	return family;
+}
+
 /* Checks that the SDK holds the files the build needs. */
 static int check_sdk(struct arena *arena, const struct toolchain *toolchain, struct diag *diag)
 {
@@ -241,14 +307,19 @@ int target_resolve(struct arena *arena, const struct bco_request *request, int c
 			return diag_fail(diag, BCO_ERROR_TOOL,
 			                 "cannot find the host SDK next to build-custom-op; run 'make' in "
 			                 "its source tree, set BUILD_CUSTOM_OP_HOST_SDK, or pass --sdk DIR");
-		toolchain->compiler = split_words(arena, env_or("CXX", "c++"), &toolchain->compiler_words);
+		/* The device's compiler is clang-based: prefer clang++. */
+		const char *cxx = getenv("CXX");
+		if (!cxx || !*cxx)
+			cxx = on_path(arena, "clang++") ? "clang++" : "c++";
+		toolchain->compiler = split_words(arena, cxx, &toolchain->compiler_words);
 		if (toolchain->compiler_words == 0)
 			toolchain->compiler = split_words(arena, "c++", &toolchain->compiler_words);
 		toolchain->compiler_location = on_path(arena, toolchain->compiler[0]);
 		if (check_files && !toolchain->compiler_location)
 			return diag_fail(diag, BCO_ERROR_TOOL,
-			                 "cannot find the host C++ compiler '%s' on PATH; install g++ or "
-			                 "clang, or set CXX", toolchain->compiler[0]);
+			                 "cannot find the host C++ compiler '%s' on PATH; install clang or "
+			                 "g++, or set CXX", toolchain->compiler[0]);
+		toolchain->host_compiler = host_compiler_family(arena, toolchain);
 	} else {
 		toolchain->sdk = request->sdk ? request->sdk : env_or("NEURON_CUSTOM_OP", default_sdk);
 		toolchain->core = request->core ? request->core : env_or("Q7_CORE", default_core);
@@ -283,6 +354,11 @@ void target_compile_command(const struct toolchain *toolchain, const char *sourc
 	strvec_extend(argv, toolchain->compiler, toolchain->compiler_words);
 	if (toolchain->target == BCO_TARGET_HOST) {
 		push_all(argv, host_compile_flags, COUNT(host_compile_flags));
+		push_all(argv, host_any_compiler_flags, COUNT(host_any_compiler_flags));
+		if (toolchain->host_compiler == HOST_COMPILER_CLANG)
+			push_all(argv, host_clang_flags, COUNT(host_clang_flags));
+		else if (toolchain->host_compiler == HOST_COMPILER_GCC)
+			push_all(argv, host_gcc_flags, COUNT(host_gcc_flags));
 		strvec_extend(argv, toolchain->cflags, toolchain->cflag_count);
 		strvec_push(argv, arena_printf(arena, "-I%s/include", toolchain->sdk));
 		if (!is_wrapper)
@@ -360,6 +436,23 @@ void target_pack_command(const struct toolchain *toolchain, const char *library,
 	strvec_push(argv, "-s");
 	strvec_push(argv, (char *)stripped);
 	strvec_push(argv, (char *)library);
+}
+
+void target_explain_output(const struct toolchain *toolchain, const char *output, struct buffer *note)
+{
+	if (toolchain->target != BCO_TARGET_HOST || !output)
+		return;
+	for (size_t i = 0; i < COUNT(host_only_warnings); i++) {
+		const struct host_only_warning *warning = &host_only_warnings[i];
+		/* As the compilers tag a warning: "[-Wformat]", "[-Wformat=]". */
+		char *tag = arena_printf(note->arena, "[%s", warning->flag);
+		const char *at = strstr(output, tag);
+		if (at && (at[strlen(tag)] == ']' || at[strlen(tag)] == '='))
+			buffer_printf(note, "build-custom-op: note: %s stays a warning on the host target, which "
+			              "is 64-bit, while the device is 32-bit: %s. The device compiles with "
+			              "-Werror: check this line against the device's types.\n",
+			              warning->flag, warning->reason);
+	}
 }
 
 size_t target_command_environment(const struct toolchain *toolchain, const char *extra[3])

@@ -8,15 +8,20 @@
 #include "buildcustomop.h"
 
 struct arena;
+struct buffer;
 struct diag;
 struct strvec;
+
+/* The host compiler's family, which decides the names of some warnings. */
+enum host_compiler { HOST_COMPILER_OTHER, HOST_COMPILER_CLANG, HOST_COMPILER_GCC };
 
 struct toolchain {
 	enum bco_target target;
 	const char *sdk;            /* NEURON_CUSTOM_OP, or the host SDK directory */
 	const char *core;           /* Q7_CORE (xtensa) */
 	const char *xtensa_system;  /* Q7_TOOLS (xtensa) */
-	char **compiler;            /* the compiler's words: "xt-clang++", or $CXX split */
+	char **compiler;            /* the compiler's words: "xt-clang++", or $CXX split, or
+	                               clang++ when it is on PATH, or c++ */
 	size_t compiler_words;
 	const char *packer;         /* "xt-pkg-loadlib", or NULL on the host */
 	char **environment;         /* envp for every step */
@@ -29,6 +34,7 @@ struct toolchain {
 	size_t include_count;
 	char **launcher;            /* words put before each compile */
 	size_t launcher_count;
+	enum host_compiler host_compiler; /* the host target's compiler family */
 };
 
 /* The end of each <fn>_wrapper body: how the wrapper leaves a switched stack. */
@@ -50,6 +56,10 @@ void target_link_command(const struct toolchain *toolchain, const char *library,
 /* Appends the pack command of library into packed and stripped (xtensa only). */
 void target_pack_command(const struct toolchain *toolchain, const char *library,
                          const char *packed, const char *stripped, struct strvec *argv);
+/* Appends to note, for each warning in a host compile's output that only a
+ * 64-bit host gives, a line saying why it stays a warning (nothing for the
+ * xtensa target). */
+void target_explain_output(const struct toolchain *toolchain, const char *output, struct buffer *note);
 /* The strings besides argv that a step's result depends on (for the build log). */
 size_t target_command_environment(const struct toolchain *toolchain, const char *extra[3]);
 

@@ -4,10 +4,10 @@
 HOST_SDK_CXXFLAGS = -std=c++14 -fPIC -fvisibility=hidden -Wall -Wextra -Wpedantic -Werror -Wshadow \
 	-Isdk/host/include $(CXXFLAGS)
 HOST_RUNTIME_SOURCES = \
-	sdk/host/runtime/elements.cpp sdk/host/runtime/elementwise.cpp sdk/host/runtime/factories.cpp \
-	sdk/host/runtime/marshal.cpp sdk/host/runtime/neuron_utils.cpp sdk/host/runtime/print.cpp sdk/host/runtime/process.cpp sdk/host/runtime/putc.cpp \
+	sdk/host/runtime/assert.cpp sdk/host/runtime/elements.cpp sdk/host/runtime/elementwise.cpp sdk/host/runtime/factories.cpp \
+	sdk/host/runtime/marshal.cpp sdk/host/runtime/neuron_utils.cpp sdk/host/runtime/op_checks.cpp sdk/host/runtime/print.cpp sdk/host/runtime/process.cpp sdk/host/runtime/putc.cpp \
 	sdk/host/runtime/registration.cpp sdk/host/runtime/run.cpp sdk/host/runtime/scalar_type.cpp \
-	sdk/host/runtime/stack_switch.cpp sdk/host/runtime/stacks.cpp sdk/host/runtime/tcm.cpp \
+	sdk/host/runtime/stack_switch.cpp sdk/host/runtime/stacks.cpp sdk/host/runtime/streams.cpp sdk/host/runtime/tcm.cpp \
 	sdk/host/runtime/tensor.cpp sdk/host/runtime/violation.cpp
 HOST_RUNTIME_OBJECTS = $(HOST_RUNTIME_SOURCES:sdk/host/runtime/%.cpp=sdk/host/obj/%.o)
 HOST_CORE_OBJECTS = sdk/host/lib/core_cpu0.o sdk/host/lib/core_cpu1.o sdk/host/lib/core_cpu2.o \
@@ -15,7 +15,7 @@ HOST_CORE_OBJECTS = sdk/host/lib/core_cpu0.o sdk/host/lib/core_cpu1.o sdk/host/l
 	sdk/host/lib/core_cpu7.o sdk/host/lib/core_single.o
 HOST_SDK = sdk/host/lib/libcustomop_host.a $(HOST_CORE_OBJECTS)
 HOST_TESTS = tests/host/test_examples.sh tests/host/test_violations.sh tests/host/test_stack.sh tests/host/test_ops.sh \
-	tests/host/test_compile_errors.sh
+	tests/host/test_compile_errors.sh tests/host/test_api.sh tests/host/test_coherence.sh tests/host/test_limits.sh
 
 PROGRAMS += $(HOST_SDK)
 TESTS += $(HOST_TESTS)

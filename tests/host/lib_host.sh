@@ -1,28 +1,47 @@
 # lib_host.sh - builds host ops for the tests in tests/host; source it after
 # tests/cli/lib.sh.
 #
-# The compile and link lines are the ones build-custom-op --target host
-# runs; wrapper.cpp comes from build-custom-op --emit-wrapper.
+# Ops are built with build-custom-op --target host, so the tests compile
+# kernels with the flags and the compiler a user gets.
 SDK=$TOP/sdk/host
 DRIVER=$TOP/tests/host/driver
-HOST_CXX=${CXX:-c++}
+# The compiler build-custom-op chooses: $CXX, else clang++ when installed, else c++.
+if [ -n "${CXX:-}" ]; then
+	HOST_CXX=$CXX
+elif command -v clang++ >/dev/null 2>&1; then
+	HOST_CXX=clang++
+else
+	HOST_CXX=c++
+fi
+
+# The family of $HOST_CXX as build-custom-op tells it (clang, gcc or other):
+# from the names of its words, with links resolved.
+HOST_FAMILY=other
+for word in $HOST_CXX; do
+	resolved=$(command -v "$word" 2>/dev/null) && resolved=$(realpath "$resolved")
+	case "$(basename "$word") $(basename "${resolved:-none}")" in
+	*clang*) HOST_FAMILY=clang; break ;;
+	*g++* | *gcc*) HOST_FAMILY=gcc ;;
+	esac
+done
 
 # host_build DIR NAME CORES ARG... -- SOURCE...: builds DIR/NAME.so (CORES 1)
 # or DIR/NAME_cpu0.so .. DIR/NAME_cpu7.so (CORES 8).  An ARG starting with
-# '-' is a compiler flag, any other an op ([FN=]SCHEMA) for wrapper.cpp; with
-# no op, one of the SOURCEs must be a hand-written wrapper.  Returns
-# non-zero, with the compiler's messages in DIR/build.log, on failure.
+# '-' is a compiler flag, any other an op ([FN=]SCHEMA).  With no op, one
+# of the SOURCEs must be a hand-written wrapper, and the sources are
+# compiled and linked here as build-custom-op would.  Returns non-zero, with
+# the messages in DIR/build.log, on failure.
 host_build() {
 	dir=$1 name=$2 cores=$3
 	shift 3
-	cflags= wrapper=
 	mkdir -p "$dir"
 	: >"$dir/build.log"
+	cflags= has_op=
 	set -- "$@" --end-of-sources
 	while [ "$1" != -- ]; do
 		case $1 in
-		-*) cflags="$cflags $1" ;;
-		*) set -- "$@" --op "$1"; wrapper=$dir/wrapper.cpp ;;
+		-*) cflags="$cflags $1"; set -- "$@" "--cflag=$1" ;;
+		*) set -- "$@" --op "$1"; has_op=1 ;;
 		esac
 		shift
 	done
@@ -33,14 +52,18 @@ host_build() {
 		shift
 	done
 	shift
-	if [ -n "$wrapper" ]; then
-		"$BCO" --emit-wrapper "$wrapper" --target host "$@" >>"$dir/build.log" 2>&1 || return 1
+	multicore=
+	[ "$cores" = 8 ] && multicore=--multicore
+	if [ -n "$has_op" ]; then
+		# shellcheck disable=SC2086 # sources are words
+		"$BCO" --target host -B "$dir" --name "$name" $multicore "$@" $sources >>"$dir/build.log" 2>&1
+		return
 	fi
 	objects=
-	for source in $sources $wrapper; do
+	for source in $sources; do
 		base=$(basename "$source" .cpp)
 		# shellcheck disable=SC2086 # cflags are words
-		"$HOST_CXX" -std=c++14 -fPIC -O2 -g -MMD -MP -Wall $cflags -I"$SDK/include" \
+		"$HOST_CXX" -std=c++14 -fPIC -O2 -g -Wall -Werror -fstack-clash-protection $cflags -I"$SDK/include" \
 			-c -o "$dir/$base.o" "$source" >>"$dir/build.log" 2>&1 || return 1
 		objects="$objects $dir/$base.o"
 	done

@@ -14,6 +14,9 @@ extern bool switched_stack;
 #define STACK_SIZE 4196
 #endif
 static_assert(STACK_SIZE <= MAX_STACK_SIZE, "STACK_SIZE cannot be greater than 4MB.");
+// The device's header lets a negative size through, which its uint32_t
+// parameter turns into 4 GiB; the host refuses it.
+static_assert(STACK_SIZE >= 0, "STACK_SIZE cannot be negative.");
 
 // The device's declaration.  A host function pointer does not fit in
 // uint32_t, so the generated call below is turned into one of

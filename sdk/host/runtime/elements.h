@@ -21,6 +21,9 @@ char *element_address(const TensorImpl &tensor, int64_t index);
 // "[2, 3]"
 std::string format_sizes(const std::vector<int64_t> &sizes);
 
+// tensor.cpp: the C++ element type a kernel writes for a dtype ("float").
+const char *cpp_type_name(c10::ScalarType type);
+
 // factories.cpp: a new contiguous tensor owning uninitialised memory.
 at::Tensor make_tensor(c10::ScalarType type, c10::IntArrayRef sizes, const char *what);
 

@@ -48,6 +48,21 @@ Operand scalar_operand(const Scalar &scalar)
     return Operand{nullptr, scalar};
 }
 
+// bitwise_and and bitwise_or cast a Scalar operand to the tensor's dtype
+// first, as the device documents (300 becomes 44 for a kByte tensor).
+Operand scalar_cast_to(const Scalar &scalar, const Tensor &tensor)
+{
+    ScalarType type = impl_of(tensor).dtype;
+    if (c10::isFloatingType(type))
+        return scalar_operand(scalar); // refused by the rule: bitwise ops need integers
+    int64_t element = 0;
+    if (scalar.isFloatingPoint())
+        neuron_host::element_store_double(&element, type, scalar.toDouble());
+    else
+        neuron_host::element_store_integer(&element, type, scalar.toLong());
+    return scalar_operand(Scalar(neuron_host::element_load_integer(&element, type)));
+}
+
 ScalarType promote(ScalarType a, ScalarType b)
 {
     if (a == b)
@@ -205,6 +220,12 @@ const BinaryRule mul_rule = {
     [](int64_t a, int64_t b, int64_t) { return wrap(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }, false};
 const BinaryRule div_rule = {"div", [](double a, double b, double) { return a / b; }, nullptr, false};
 const BinaryRule pow_rule = {"pow", [](double a, double b, double) { return ::pow(a, b); }, integer_power, false};
+// pow with a Scalar base: the tensor is the exponent, the other operand the base.
+const BinaryRule pow_of_scalar_rule = {"pow", [](double exponent, double base, double) { return ::pow(base, exponent); },
+                                       [](int64_t exponent, int64_t base, int64_t) {
+                                           return integer_power(base, exponent, 0);
+                                       },
+                                       false};
 const BinaryRule bitwise_and_rule = {"bitwise_and", nullptr, [](int64_t a, int64_t b, int64_t) { return a & b; },
                                      true};
 const BinaryRule bitwise_or_rule = {"bitwise_or", nullptr, [](int64_t a, int64_t b, int64_t) { return a | b; }, true};
@@ -279,6 +300,16 @@ Tensor &pow_out(Tensor &out, const Tensor &self, const Scalar &exponent)
     return out;
 }
 
+Tensor pow(const Scalar &self, const Tensor &exponent)
+{
+    return binary(pow_of_scalar_rule, nullptr, exponent, scalar_operand(self), 1);
+}
+Tensor &pow_out(Tensor &out, const Scalar &self, const Tensor &exponent)
+{
+    binary(pow_of_scalar_rule, &out, exponent, scalar_operand(self), 1);
+    return out;
+}
+
 Tensor add(const Tensor &self, const Tensor &other, const Scalar &alpha) { return binary(add_rule, nullptr, self, tensor_operand(other), alpha); }
 Tensor add(const Tensor &self, const Scalar &other, const Scalar &alpha) { return binary(add_rule, nullptr, self, scalar_operand(other), alpha); }
 Tensor sub(const Tensor &self, const Tensor &other, const Scalar &alpha) { return binary(sub_rule, nullptr, self, tensor_operand(other), alpha); }
@@ -288,9 +319,11 @@ Tensor mul(const Tensor &self, const Scalar &other) { return binary(mul_rule, nu
 Tensor div(const Tensor &self, const Tensor &other) { return binary(div_rule, nullptr, self, tensor_operand(other), 1); }
 Tensor div(const Tensor &self, const Scalar &other) { return binary(div_rule, nullptr, self, scalar_operand(other), 1); }
 Tensor bitwise_and(const Tensor &self, const Tensor &other) { return binary(bitwise_and_rule, nullptr, self, tensor_operand(other), 1); }
-Tensor bitwise_and(const Tensor &self, const Scalar &other) { return binary(bitwise_and_rule, nullptr, self, scalar_operand(other), 1); }
+Tensor bitwise_and(const Tensor &self, const Scalar &other) { return binary(bitwise_and_rule, nullptr, self, scalar_cast_to(other, self), 1); }
 Tensor bitwise_or(const Tensor &self, const Tensor &other) { return binary(bitwise_or_rule, nullptr, self, tensor_operand(other), 1); }
-Tensor bitwise_or(const Tensor &self, const Scalar &other) { return binary(bitwise_or_rule, nullptr, self, scalar_operand(other), 1); }
+Tensor bitwise_or(const Tensor &self, const Scalar &other) { return binary(bitwise_or_rule, nullptr, self, scalar_cast_to(other, self), 1); }
+Tensor bitwise_and(const Scalar &self, const Tensor &other) { return binary(bitwise_and_rule, nullptr, other, scalar_cast_to(self, other), 1); }
+Tensor bitwise_or(const Scalar &self, const Tensor &other) { return binary(bitwise_or_rule, nullptr, other, scalar_cast_to(self, other), 1); }
 
 Tensor &add_out(Tensor &out, const Tensor &self, const Tensor &other, const Scalar &alpha) { binary(add_rule, &out, self, tensor_operand(other), alpha); return out; }
 Tensor &add_out(Tensor &out, const Tensor &self, const Scalar &other, const Scalar &alpha) { binary(add_rule, &out, self, scalar_operand(other), alpha); return out; }
@@ -301,8 +334,10 @@ Tensor &mul_out(Tensor &out, const Tensor &self, const Scalar &other) { binary(m
 Tensor &div_out(Tensor &out, const Tensor &self, const Tensor &other) { binary(div_rule, &out, self, tensor_operand(other), 1); return out; }
 Tensor &div_out(Tensor &out, const Tensor &self, const Scalar &other) { binary(div_rule, &out, self, scalar_operand(other), 1); return out; }
 Tensor &bitwise_and_out(Tensor &out, const Tensor &self, const Tensor &other) { binary(bitwise_and_rule, &out, self, tensor_operand(other), 1); return out; }
-Tensor &bitwise_and_out(Tensor &out, const Tensor &self, const Scalar &other) { binary(bitwise_and_rule, &out, self, scalar_operand(other), 1); return out; }
+Tensor &bitwise_and_out(Tensor &out, const Tensor &self, const Scalar &other) { binary(bitwise_and_rule, &out, self, scalar_cast_to(other, self), 1); return out; }
 Tensor &bitwise_or_out(Tensor &out, const Tensor &self, const Tensor &other) { binary(bitwise_or_rule, &out, self, tensor_operand(other), 1); return out; }
-Tensor &bitwise_or_out(Tensor &out, const Tensor &self, const Scalar &other) { binary(bitwise_or_rule, &out, self, scalar_operand(other), 1); return out; }
+Tensor &bitwise_or_out(Tensor &out, const Tensor &self, const Scalar &other) { binary(bitwise_or_rule, &out, self, scalar_cast_to(other, self), 1); return out; }
+Tensor &bitwise_and_out(Tensor &out, const Scalar &self, const Tensor &other) { binary(bitwise_and_rule, &out, other, scalar_cast_to(self, other), 1); return out; }
+Tensor &bitwise_or_out(Tensor &out, const Scalar &self, const Tensor &other) { binary(bitwise_or_rule, &out, other, scalar_cast_to(self, other), 1); return out; }
 
 } // namespace at

@@ -28,7 +28,11 @@ at::Tensor make_tensor(c10::ScalarType type, c10::IntArrayRef sizes, const char 
     // HBM holds whatever was there before; all-ones bytes (NaN, or -1) make
     // a kernel that reads elements it never wrote give visibly wrong results.
     memset(data, 0xff, bytes);
-    return TensorInternals::wrap(std::make_shared<TensorImpl>(type, sizes.vec(), strides, data, true));
+    if (type == c10::kLong)
+        warn_64_bit_tensor();
+    auto impl = std::make_shared<TensorImpl>(type, sizes.vec(), strides, data, true);
+    impl->made_by = what;
+    return TensorInternals::wrap(std::move(impl));
 }
 
 } // namespace neuron_host
@@ -37,9 +41,18 @@ namespace at {
 
 namespace {
 
+// The options a factory was given, which must name a dtype.
+ScalarType dtype_of(TensorOptions options, const char *what)
+{
+    if (!options.has_dtype())
+        neuron_host::violation("%s: the TensorOptions name no dtype: the device's API reference requires one, e.g. "
+                               "torch::%s(..., torch::kFloat)", what, what);
+    return options.dtype();
+}
+
 Tensor filled(IntArrayRef sizes, const Scalar &value, TensorOptions options, const char *what)
 {
-    Tensor tensor = neuron_host::make_tensor(options.dtype(), sizes, what);
+    Tensor tensor = neuron_host::make_tensor(dtype_of(options, what), sizes, what);
     neuron_host::TensorImpl &impl = neuron_host::TensorInternals::impl(tensor);
     size_t size = c10::elementSize(impl.dtype);
     if (impl.numel == 0)
@@ -58,7 +71,7 @@ Tensor filled(IntArrayRef sizes, const Scalar &value, TensorOptions options, con
 
 Tensor empty(IntArrayRef sizes, TensorOptions options)
 {
-    return neuron_host::make_tensor(options.dtype(), sizes, "empty");
+    return neuron_host::make_tensor(dtype_of(options, "empty"), sizes, "empty");
 }
 
 Tensor full(IntArrayRef sizes, const Scalar &value, TensorOptions options)

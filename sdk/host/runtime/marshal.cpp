@@ -20,6 +20,7 @@ struct MarshalState {
     int cursor;        // the next position, for pulls without a counter
     int setup_counter; // the __COUNTER__ of the wrapper's customop_setup
     bool wrote_output; // get_dst_tensor() was called
+    const at::Tensor *returned; // what customop_return_tensor was given
 };
 
 // A pull without a counter takes the cursor's position.
@@ -40,12 +41,16 @@ size_t byte_count(const customop_host_tensor &tensor)
     return static_cast<size_t>(element_count(tensor)) * c10::elementSize(static_cast<c10::ScalarType>(tensor.dtype));
 }
 
-at::Tensor wrap(const customop_host_tensor &tensor)
+// A tensor over the host's memory: argument number (from 1), or the
+// output (-1).  A 64-bit one gets the device's warning.
+at::Tensor wrap(const customop_host_tensor &tensor, int number)
 {
     std::vector<int64_t> sizes(tensor.sizes, tensor.sizes + tensor.rank);
     std::vector<int64_t> strides(tensor.strides, tensor.strides + tensor.rank);
-    return TensorInternals::wrap(std::make_shared<TensorImpl>(static_cast<c10::ScalarType>(tensor.dtype), sizes,
-                                                              strides, tensor.data, false));
+    auto impl = std::make_shared<TensorImpl>(static_cast<c10::ScalarType>(tensor.dtype), sizes, strides, tensor.data,
+                                             false);
+    impl->argument = number;
+    return TensorInternals::wrap(std::move(impl));
 }
 
 // The argument a pull reads; *number is its position counted from 1, as
@@ -88,6 +93,12 @@ void marshal_reset()
     state.cursor = 0;
     state.setup_counter = no_counter;
     state.wrote_output = false;
+    state.returned = nullptr;
+}
+
+const at::Tensor *marshal_returned_result()
+{
+    return state.returned;
 }
 
 } // namespace neuron_host
@@ -107,7 +118,9 @@ at::Tensor customop_host_next_tensor(int counter)
     const customop_host_tensor &argument = next_argument("customop_next_tensor", counter, &number);
     if (argument.rank < 1)
         violation("customop_next_tensor: argument %d has rank 0: a tensor argument needs rank >= 1", number);
-    return wrap(argument);
+    if (argument.dtype == CUSTOMOP_HOST_INT64)
+        warn_64_bit_tensor();
+    return wrap(argument, number);
 }
 
 at::Scalar customop_host_next_scalar(int counter)
@@ -175,6 +188,7 @@ long long (customop_next_longlong)()
 
 void customop_return_tensor(at::Tensor &result)
 {
+    state.returned = &result;
     if (state.wrote_output)
         return;
     if (multicore_build())
@@ -182,8 +196,9 @@ void customop_return_tensor(at::Tensor &result)
                   "(each core writes its share; copying would overwrite the other cores' shares)");
     if (!result.defined())
         violation("customop_return_tensor: the kernel returned an undefined tensor");
+    check_dimensions(result.sizes().data(), result.sizes().size(), "the returned tensor");
     customop_host_call *call = current_call();
-    at::Tensor output = wrap(*call->output);
+    at::Tensor output = wrap(*call->output, -1);
     if (result.scalar_type() != output.scalar_type())
         violation("customop_return_tensor: the result's dtype is %s but the output's is %s: the returned tensor "
                   "must have the output's dtype", c10::toString(result.scalar_type()),
@@ -210,5 +225,7 @@ at::Tensor get_dst_tensor()
     if (!call)
         violation("get_dst_tensor() called outside an op");
     state.wrote_output = true;
-    return wrap(*call->output);
+    if (call->output->dtype == CUSTOMOP_HOST_INT64)
+        warn_64_bit_tensor();
+    return wrap(*call->output, -1);
 }

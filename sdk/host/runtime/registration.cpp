@@ -10,6 +10,9 @@ namespace {
 
 // The device's loader rejects libraries with this many functions or more.
 const int function_limit = 0x8000;
+// The developer guide allows this many functions in a library (and one
+// custom-op library per model).
+const int documented_function_limit = 10;
 
 int register_funcs(void (*callback)(void *context, int index, const char *name), void *context,
                    char *error)
@@ -18,6 +21,12 @@ int register_funcs(void (*callback)(void *context, int index, const char *name),
     if (count < 0 || count >= function_limit) {
         snprintf(error, CUSTOMOP_HOST_ERROR_SIZE, "get_func_cnt() returned %d (0 to %d expected)", count,
                  function_limit - 1);
+        return -1;
+    }
+    if (count > documented_function_limit) {
+        snprintf(error, CUSTOMOP_HOST_ERROR_SIZE,
+                 "the library registers %d functions, but the device documents at most %d in a library (and one "
+                 "custom-op library per model)", count, documented_function_limit);
         return -1;
     }
     for (int i = 0; i < count; i++) {

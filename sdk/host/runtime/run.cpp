@@ -35,7 +35,11 @@ RunState state;
 // resumes customop_host_run.
 void core_entry()
 {
-    run_catching_exceptions([](void *) { state.launcher(); }, nullptr);
+    run_catching_exceptions([](void *) {
+        op_begin();
+        state.launcher();
+        op_end();
+    }, nullptr);
 }
 
 // "std::runtime_error: text", or the type alone when it is no std::exception.

@@ -16,6 +16,10 @@
 // functions are what a core library exports.
 #define CUSTOMOP_HOST_EXPORT __attribute__((visibility("default")))
 
+namespace at {
+class Tensor;
+}
+
 namespace neuron_host {
 
 // run.cpp: the call in progress on this core (NULL outside one), and the
@@ -64,11 +68,43 @@ void stack_switch_reset();
 
 // marshal.cpp: forgets the cursor and the output of an abandoned call.
 void marshal_reset();
+// marshal.cpp: the wrapper's result as customop_return_tensor last saw it
+// in this invocation (NULL before): switchBack() then leaks it.
+const at::Tensor *marshal_returned_result();
 
-// tcm.cpp: each run gets a serial number; after a violation, the blocks
-// allocated during that run go back to the pool (its destructors never ran).
+// tcm.cpp: each run gets a serial number; after a violation, or at the next
+// run after a fault, the blocks allocated during that run go back to the
+// pool (its destructors never ran).
 void tcm_begin_run();
 void tcm_release_run();
+// tcm.cpp: at the end of an op, checks every block's guard (a violation
+// when one was overwritten) and warns of the blocks the op did not free.
+void tcm_end_run();
+// tcm.cpp: a block of the pool for owner (who allocated it, as messages
+// say it), with a guard after it; NULL when the pool cannot give it.
+void *tcm_allocate(size_t bytes, const char *owner);
+// tcm.cpp: checks the block's guard (found_at says where, for the message)
+// and gives it back.
+void tcm_give_back(void *block, const char *found_at);
+size_t tcm_free_bytes();
+size_t tcm_pool_size();
+
+// streams.cpp: forgets the streams of a run that a violation or a fault
+// ended, and marks the end of a run.
+void streams_begin_run();
+void streams_end_run();
+
+// op_checks.cpp: what is checked when the launcher is about to run (the
+// arguments' and the output's dimensions) and after it returned (TCM
+// guards, blocks not freed).  Both run on the core stack, so a broken rule
+// is a violation like any other.
+void op_begin();
+void op_end();
+// op_checks.cpp: the device's limits on the dimensions of a tensor passed
+// in or returned (which names it in the message).
+void check_dimensions(const int64_t *sizes, size_t rank, const char *which);
+// op_checks.cpp: the warning for a 64-bit tensor the kernel makes or gets.
+void warn_64_bit_tensor();
 
 // print.cpp: sends text to call->print (or stdout outside a call).
 void print_text(const char *text, size_t length);

@@ -6,6 +6,7 @@
 #include <ucontext.h>
 
 #include "neuron/host/violation.h"
+#include "elements.h"
 #include "runtime.h"
 #include "stack_switch.hpp"
 
@@ -29,6 +30,27 @@ void heap_entry()
     // The generated wrapper ends in switchBack(); on the device, returning
     // from the switched stack instead would crash.
     violation("the wrapper returned on the STACK_SIZE stack instead of calling switchBack()");
+}
+
+// The generated wrapper ends in "if (switched_stack) switchBack();" inside
+// the scope of its local `output`, and switchBack() never returns, so the
+// result's destructor never runs: its handle (and the data it owns) leak,
+// on the device as here.  The wrapper's text is fixed, so the emulator says
+// so instead.
+void warn_result_leak(const at::Tensor &result)
+{
+    if (!result.defined())
+        return;
+    const TensorImpl &tensor = TensorInternals::impl(result);
+    if (tensor.owns_data)
+        warning("the op's result leaks on every call that switches stacks: switchBack() skips the destructor of the "
+                "wrapper's `output`, so the %s %s tensor of %zu bytes the kernel made is never freed (the device "
+                "leaks it too); see run-custom-op(1), THE STACK SWITCH", c10::toString(tensor.dtype),
+                format_sizes(tensor.sizes).c_str(), tensor.byte_size());
+    else
+        warning("the op's result leaks on every call that switches stacks: switchBack() skips the destructor of the "
+                "wrapper's `output`, so the tensor's handle is never freed (the device leaks it too); see "
+                "run-custom-op(1), THE STACK SWITCH");
 }
 
 } // namespace
@@ -77,6 +99,8 @@ void switchBack()
 {
     if (!switched_stack || !state.heap_stack.mapping)
         violation("switchBack() called without a stack switch");
+    if (const at::Tensor *result = marshal_returned_result())
+        warn_result_leak(*result);
     setcontext(&state.launcher_context);
     __builtin_trap();
 }

@@ -20,9 +20,6 @@ TensorImpl::~TensorImpl()
         free(data);
 }
 
-namespace {
-
-// The C++ element type a kernel writes for each dtype.
 const char *cpp_type_name(c10::ScalarType type)
 {
     switch (type) {
@@ -37,8 +34,6 @@ const char *cpp_type_name(c10::ScalarType type)
     }
     return "?";
 }
-
-} // namespace
 
 } // namespace neuron_host
 
@@ -69,12 +64,29 @@ size_t Tensor::wrap_dim(int64_t dim) const
 void Tensor::check_accessor(ScalarType element_type, size_t dims) const
 {
     const char *name = neuron_host::cpp_type_name(element_type);
+    if (neuron_host::multicore_build())
+        neuron_host::violation("accessor<%s,%zu>(): a multicore build supports only the TCM accessor "
+                               "(tcm_accessor()); element and stream accessors are undefined behaviour on the "
+                               "device's cores in SPMD mode", name, dims);
     if (static_cast<size_t>(dim()) != dims)
         neuron_host::violation("accessor<%s,%zu>(): the tensor has dim() %lld, not %zu", name, dims,
                                static_cast<long long>(dim()), dims);
     if (scalar_type() != element_type)
         neuron_host::violation("accessor<%s,%zu>(): the tensor's dtype is %s, not %s", name, dims,
                                c10::toString(scalar_type()), c10::toString(element_type));
+}
+
+const Tensor &Tensor::fill_(const Scalar &value) const
+{
+    const neuron_host::TensorImpl &tensor = impl();
+    for (int64_t i = 0; i < tensor.numel; i++) {
+        char *element = neuron_host::element_address(tensor, i);
+        if (value.isFloatingPoint())
+            neuron_host::element_store_double(element, tensor.dtype, value.toDouble());
+        else
+            neuron_host::element_store_integer(element, tensor.dtype, value.toLong());
+    }
+    return *this;
 }
 
 } // namespace at

@@ -1,6 +1,7 @@
 /* big_locals.cpp - a kernel with LOCALS bytes of locals that calls printf,
  * for test_stack.sh: it fits the core stack, overflows it, or runs on the
- * STACK_SIZE stack. */
+ * STACK_SIZE stack.  It returns get_dst_tensor(), or with RETURN_OWN a
+ * tensor of its own. */
 #include <stddef.h>
 #include <stdio.h>
 #include <torch/torch.h>
@@ -24,5 +25,9 @@ at::Tensor big_locals(const at::Tensor &x)
     printf("%d bytes of locals, switched_stack %d, sum %u, quarter %g\n", LOCALS, switched_stack ? 1 : 0, sum,
            sum / 4.0);
     (void)x;
+#ifdef RETURN_OWN
+    return torch::full(x.sizes(), 7, torch::kFloat); // a tensor the kernel owns
+#else
     return get_dst_tensor(); // left as the host passed it, on every core
+#endif
 }

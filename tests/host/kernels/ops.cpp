@@ -15,7 +15,7 @@ at::Tensor float_ops(const at::Tensor &x, int which)
     case 5: return torch::add(x, x, 2);
     case 6: return torch::sub(x, 1);
     case 7: return torch::div(x, 2);
-    case 8: return torch::log2(torch::full(x.sizes(), 8.0));
+    case 8: return torch::log2(torch::full(x.sizes(), 8.0, torch::kFloat));
     case 9: return torch::add(zero, torch::full(x.sizes(), 1.0 / 3, torch::kHalf));
     case 10: return torch::add(zero, torch::full(x.sizes(), 1.0 / 3, torch::kBFloat16));
     case 11: {

@@ -9,6 +9,8 @@
 
 #include "neuron/host/accessors.h"
 #include "neuron/host/array_ref.h"
+#include "neuron/host/coherence.h"
+#include "neuron/host/scalar.h"
 #include "neuron/host/scalar_type.h"
 #include "neuron/host/tensor_impl.h"
 #include "neuron/host/tensor_options.h"
@@ -21,6 +23,7 @@ struct TensorInternals;
 namespace at {
 
 using c10::IntArrayRef;
+using c10::Scalar;
 using c10::ScalarType;
 using c10::TensorOptions;
 
@@ -45,26 +48,58 @@ public:
     TensorOptions options() const { return TensorOptions(impl().dtype); }
     bool is_contiguous() const;
 
-    template <typename T, size_t N> TensorAccessor<T, N> accessor() const &
+    // Element access.  A const tensor gives the read-only accessor, so
+    // writing through it does not compile, as on the device.  The accessor
+    // would outlive a temporary tensor's sizes, so temporaries have none.
+    template <typename T, size_t N> TensorAccessor<T, N, false> accessor() &
     {
         static_assert(N > 0, "accessor<T,N>() needs N >= 1");
         check_accessor(c10::CppTypeToScalarType<T>::value, N);
-        return TensorAccessor<T, N>(static_cast<T *>(impl().data), impl().sizes.data(),
-                                    impl().strides.data(), 0);
+        return TensorAccessor<T, N, false>(static_cast<T *>(impl().data), impl().sizes.data(), impl().strides.data(),
+                                           0, &impl());
     }
-    // The accessor would outlive a temporary tensor's sizes.
-    template <typename T, size_t N> TensorAccessor<T, N> accessor() && = delete;
+    template <typename T, size_t N> TensorAccessor<T, N, true> accessor() const &
+    {
+        static_assert(N > 0, "accessor<T,N>() needs N >= 1");
+        check_accessor(c10::CppTypeToScalarType<T>::value, N);
+        return TensorAccessor<T, N, true>(static_cast<const T *>(impl().data), impl().sizes.data(),
+                                          impl().strides.data(), 0, &impl());
+    }
+    template <typename T, size_t N> TensorAccessor<T, N, false> accessor() && = delete;
+    template <typename T, size_t N> TensorAccessor<T, N, true> accessor() const && = delete;
 
-    template <typename T> ReadStreamAccessor<T> read_stream_accessor() const
+    // Sequential access through a TCM buffer.  Only a non-const tensor can
+    // be written, as on the device.
+    template <typename T> TensorReadStreamAccessor<T> read_stream_accessor() const &
     {
-        return ReadStreamAccessor<T>(impl());
+        return TensorReadStreamAccessor<T>(shared_impl());
     }
-    template <typename T> WriteStreamAccessor<T> write_stream_accessor() const
+    template <typename T> TensorWriteStreamAccessor<T> write_stream_accessor() &
     {
-        return WriteStreamAccessor<T>(impl());
+        return TensorWriteStreamAccessor<T>(shared_impl());
     }
-    TCMAccessor<true> tcm_accessor() { return TCMAccessor<true>(impl()); }
-    TCMAccessor<false> tcm_accessor() const { return TCMAccessor<false>(impl()); }
+    template <typename T> TensorWriteStreamAccessor<T> write_stream_accessor() const &
+    {
+        static_assert(sizeof(T) == 0, "Can only write to non-const Tensors: write_stream_accessor<T>() needs a "
+                                      "non-const tensor");
+        return TensorWriteStreamAccessor<T>(shared_impl());
+    }
+    template <typename T> TensorWriteStreamAccessor<T> write_stream_accessor() && = delete;
+
+    // Block copies between the tensor and TCM; read-only for a const tensor.
+    TensorTcmAccessor<false> tcm_accessor() { return TensorTcmAccessor<false>(shared_impl()); }
+    TensorTcmAccessor<true> tcm_accessor() const { return TensorTcmAccessor<true>(shared_impl()); }
+
+    // Fills every element with value, converted to the tensor's dtype.
+    const Tensor &fill_(const Scalar &value) const;
+
+    // The policy for accessors of this tensor (and of its copies) that may
+    // see each other's data stale; COHERENT unless set.
+    torch::CoherencyEnforcer::Policy get_accessor_coherence_policy() const { return impl().coherence_policy; }
+    void set_accessor_coherence_policy(torch::CoherencyEnforcer::Policy policy) const
+    {
+        const_cast<neuron_host::TensorImpl &>(impl()).coherence_policy = policy;
+    }
 
     template <typename T = void> T *data_ptr() const
     {
@@ -89,6 +124,11 @@ private:
         if (!impl_)
             neuron_host::violation("use of an undefined tensor");
         return *impl_;
+    }
+    std::shared_ptr<const neuron_host::TensorImpl> shared_impl() const
+    {
+        impl();
+        return impl_;
     }
     size_t wrap_dim(int64_t dim) const;
     void check_accessor(ScalarType element_type, size_t dims) const;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <vector>
 
+#include "neuron/host/coherence.h"
 #include "neuron/host/scalar_type.h"
 
 namespace neuron_host {
@@ -19,6 +20,12 @@ struct TensorImpl {
     // Tensors a kernel makes own their memory (HBM on the device); the
     // arguments and the output belong to the host.
     bool owns_data;
+    // Set by set_accessor_coherence_policy; shared by the tensor's copies.
+    torch::CoherencyEnforcer::Policy coherence_policy = torch::CoherencyEnforcer::COHERENT;
+    // What messages call the tensor: argument N (1..10), the output (-1),
+    // or (0) a tensor that made_by ("zeros", "add", ...) made.
+    int argument = 0;
+    const char *made_by = "the kernel";
 
     TensorImpl(c10::ScalarType dtype, const std::vector<int64_t> &sizes,
                const std::vector<int64_t> &strides, void *data, bool owns_data);

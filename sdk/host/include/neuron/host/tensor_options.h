@@ -10,19 +10,24 @@ namespace c10 {
 // factory reads (device-facts.md: "of the options only dtype counts").
 class TensorOptions {
 public:
-    TensorOptions() : dtype_(kFloat) {}
-    TensorOptions(ScalarType dtype) : dtype_(dtype) {}
+    // The device's reference requires a dtype; a factory given options
+    // without one stops the op.
+    TensorOptions() : dtype_(kFloat), has_dtype_(false) {}
+    TensorOptions(ScalarType dtype) : dtype_(dtype), has_dtype_(true) {}
 
     TensorOptions dtype(ScalarType dtype) const
     {
         TensorOptions copy = *this;
         copy.dtype_ = dtype;
+        copy.has_dtype_ = true;
         return copy;
     }
     ScalarType dtype() const { return dtype_; }
+    bool has_dtype() const { return has_dtype_; }
 
 private:
     ScalarType dtype_;
+    bool has_dtype_;
 };
 
 inline TensorOptions dtype(ScalarType type) { return TensorOptions(type); }

@@ -1,0 +1,120 @@
+#!/bin/sh
+# test_limits.sh - the device's documented limits, each enforced with a
+# message that names the rule (or warned about where the device goes on),
+# and TCM overruns caught.
+. "$(dirname "$0")/../cli/lib.sh"
+. "$TOP/tests/host/lib_host.sh"
+SOURCE=$TOP/tests/host/kernels/limits.cpp
+RUN=$TOP/run-custom-op
+
+check_true "the limit kernels build" host_build "$WORK/limits" limits 1 \
+	'pass=my_ops::pass(Tensor x) -> Tensor' \
+	'returns_shape=my_ops::returns_shape(Tensor x, int which) -> Tensor' \
+	'wide=my_ops::wide(Tensor x) -> Tensor' \
+	'no_dtype=my_ops::no_dtype(Tensor x) -> Tensor' \
+	'tcm=my_ops::tcm(Tensor x, int which, int core) -> Tensor' \
+	-- "$SOURCE"
+sed 's/^/# /' "$WORK/limits/build.log"
+LIB=$WORK/limits/limits
+
+# Dimensions: more than 4 dimensions, none above 65535; up to 4, each up to
+# 2^32-1 (a size-0 dimension beside it keeps the tensor empty).
+FIVE="a tensor passed in or returned with more than 4 dimensions may have none above 65535"
+run_driver "$LIB" pass f32:1 f32:1x1x1x1x65535
+check_eq "5 dimensions of up to 65535 are passed in" "$status $(printf '%s\n' "$out" | head -1)" "0 out:"
+run_driver "$LIB" pass f32:1 f32:1x1x1x1x65536
+check_eq "5 dimensions with one of 65536 are refused" "$status $out" \
+	"1 error: core 0: op pass: argument 1 has 5 dimensions and dimension 4 is 65536: $FIVE"
+run_driver "$LIB" pass f32:1x65536x1x1x1 f32:1
+check_eq "an output of 5 dimensions with one of 65536 is refused" "$status $out" \
+	"1 error: core 0: op pass: the output has 5 dimensions and dimension 1 is 65536: $FIVE"
+run_driver "$LIB" pass f32:1 f32:0x4294967295
+check_eq "4 dimensions or fewer may be up to 2^32-1" "$status $out" "0 $(lines out: 0)"
+run_driver "$LIB" pass f32:1 f32:0x4294967296
+check_eq "a dimension of 2^32 is refused" "$status $out" \
+	"1 error: core 0: op pass: argument 1: dimension 1 is 4294967296: a dimension of a tensor passed in or returned is at most 4294967295 (2^32-1)"
+run_driver "$LIB" returns_shape f32:65535 f32:1 i32:1:0
+check_eq "a returned tensor of 5 dimensions with one of 65536 is refused" "$status $out" \
+	"1 error: core 0: op returns_shape: the returned tensor has 5 dimensions and dimension 4 is 65536: $FIVE"
+run_driver "$LIB" returns_shape f32:1 f32:1 i32:1:1
+check_eq "a returned tensor of 9 dimensions is refused" "$status $out" \
+	"1 error: core 0: op returns_shape: the returned tensor has 9 dimensions: a tensor passed in or returned has at most 8"
+run_driver "$LIB" returns_shape f32:65535 f32:1 i32:1:2
+check_eq "a returned tensor of 5 dimensions of up to 65535 is copied" "$status $(printf '%s\n' "$out" | head -2)" \
+	"0 $(lines out: 0)"
+
+# kLong: the device does not support 64-bit ops generically.
+run_driver "$LIB" wide i64:3 i64:3:5,6,7
+check_eq "a 64-bit tensor received and made: one warning per op call" "$status $out" \
+	"0 warning: core 0: op wide: a 64-bit (kLong) tensor: the device does not support 64-bit ops generically (the API reference no longer lists kLong among the dtypes)
+$(lines out: 5 6 7)"
+
+# Factories need a dtype (without options they do not compile: see
+# test_compile_errors.sh).
+run_driver "$LIB" no_dtype f32:2 f32:2
+check_eq "a factory given options without a dtype" "$status $out" \
+	"1 error: core 0: op no_dtype: zeros: the TensorOptions name no dtype: the device's API reference requires one, e.g. torch::zeros(..., torch::kFloat)"
+
+# TCM overruns and misuse.
+OVERWRITES="on the device this overwrites the next block or a stream accessor's buffer"
+tcm_case() {
+	run_driver "$LIB" tcm f32:4 f32:8:@1 "i32:1:$1" i32:1:0
+}
+tcm_case 0
+check_eq "a write one byte past a 4096-byte block, found at tcm_free" "$status $out" \
+	"1 error: core 0: op tcm: wrote past the end of a 4096-byte TCM block allocated by tcm_malloc (found at tcm_free; $OVERWRITES)"
+tcm_case 1
+check_eq "a write past 100 bytes, in the block's slack, found at the end of the op" "$status $out" \
+	"1 error: core 0: op tcm: wrote past the end of a 100-byte TCM block allocated by tcm_malloc (found at the end of the op; $OVERWRITES)"
+tcm_case 6
+check_eq "tensor_to_tcm of 5 floats into a 16-byte block" "$status $out" \
+	"1 error: core 0: op tcm: wrote past the end of a 16-byte TCM block allocated by tcm_malloc (found at tcm_free; $OVERWRITES)"
+tcm_case 2
+check_eq "tcm_free of a pointer into a block" "$status $out" \
+	"1 error: core 0: op tcm: tcm_free: the pointer is 16 bytes into a 100-byte TCM block allocated by tcm_malloc: free the pointer tcm_malloc returned"
+tcm_case 3
+check_eq "a double tcm_free" "$status $out" \
+	"1 error: core 0: op tcm: tcm_free: a double free: the 256-byte TCM block was freed already"
+tcm_case 4
+check_eq "tcm_free of memory that is not TCM" "$status $out" \
+	"1 error: core 0: op tcm: tcm_free: the pointer is not one that tcm_malloc returned (it is not in the TCM pool)"
+tcm_case 5
+check_eq "blocks not freed by the end of the op: a warning with their sizes" "$status $out" \
+	"0 warning: core 0: op tcm: 2 TCM blocks allocated during the op were not freed by its end: 4096 bytes from tcm_malloc, 100 bytes from tcm_malloc; they stay allocated in this core's 16384-byte pool
+$(lines out: 0 0 0 0)"
+tcm_case 7
+check_eq "writing a whole block, and the whole pool, is no overrun" "$status $out" "0 $(lines out: 0 0 0 0)"
+
+check_true "the limit kernels build for 8 cores" host_build "$WORK/limits8" limits 8 \
+	'tcm=my_ops::tcm(Tensor x, int which, int core) -> Tensor' \
+	'stream=my_ops::stream(Tensor x) -> Tensor' -- "$SOURCE"
+sed 's/^/# /' "$WORK/limits8/build.log"
+run_driver --cores 8 "$WORK/limits8/limits" tcm f32:4 f32:4:1,2,3,4 i32:1:0 i32:1:3
+check_eq "an overrun on core 3 names core 3" "$status $out" \
+	"1 error: core 3: op tcm: wrote past the end of a 4096-byte TCM block allocated by tcm_malloc (found at tcm_free; $OVERWRITES)"
+
+# Multicore: only TCM accessors (element accessors: see test_violations.sh).
+run_driver --cores 8 "$WORK/limits8/limits" stream f32:4 f32:4:1,2,3,4
+expected=$(for core in 0 1 2 3 4 5 6 7; do
+	echo "error: core $core: op stream: read_stream_accessor<float>(): a multicore build supports only the TCM accessor (tcm_accessor()); element and stream accessors are undefined behaviour on the device's cores in SPMD mode"
+done)
+check_eq "a stream accessor in a multicore build" "$status $out" "1 $expected"
+
+# More than 10 functions in one library: the build warns, and the emulator
+# refuses to load it.
+set --
+for i in 1 2 3 4 5 6 7 8 9 10 11; do
+	set -- "$@" "my_ops::f$i(Tensor x) -> Tensor"
+done
+check_true "an 11-function library builds" host_build "$WORK/many" many 1 "$@" -- "$SOURCE"
+check_eq "the build warns about 11 functions" "$(grep -c 'the runtime documents at most 10 functions per library' "$WORK/many/build.log")" 1
+TOO_MANY="the library registers 11 functions, but the device documents at most 10 in a library (and one custom-op library per model)"
+run_driver "$WORK/many/many" f1 f32:1 f32:1
+check_eq "the emulator refuses to load 11 functions" "$status $out" "2 driver: $WORK/many/many.so: $TOO_MANY"
+python3 "$TOP/tests/run/npy.py" make "$WORK/x.npy" '<f4' 1 1
+run_capture "$RUN" --op f1 --in "$WORK/x.npy" "$WORK/many/many"
+case $err in
+*"$TOO_MANY"*) check_eq "run-custom-op reports the refusal" "$status" 1 ;;
+*) check_eq "run-custom-op reports the refusal" "$status $err" "1 ...$TOO_MANY" ;;
+esac
+finish
