@@ -13,19 +13,39 @@
 #define FNV_OFFSET 14695981039346656037ull
 #define FNV_PRIME 1099511628211ull
 
+/* The little-endian 8-byte word at bytes, whatever the host's byte order. */
+static uint64_t load_word(const unsigned char *bytes)
+{
+	uint64_t word;
+	memcpy(&word, bytes, sizeof word);
+	const uint16_t one = 1;
+	if (*(const unsigned char *)&one == 1)
+		return word;
+	uint64_t swapped = 0;
+	for (int b = 7; b >= 0; b--)
+		swapped = swapped << 8 | bytes[b];
+	return swapped;
+}
+
 void library_id_of_bytes(const void *bytes, size_t length, char id[LIBRARY_ID_SIZE])
 {
 	const unsigned char *at = bytes;
-	uint64_t hash = FNV_OFFSET;
+	/* Four lanes: four multiplications in flight instead of one. */
+	uint64_t lanes[LIBRARY_ID_LANES];
+	for (int lane = 0; lane < LIBRARY_ID_LANES; lane++)
+		lanes[lane] = FNV_OFFSET;
 	size_t words = length / 8;
-	for (size_t i = 0; i < words; i++, at += 8) {
-		uint64_t word = 0;
-		for (int b = 7; b >= 0; b--)
-			word = word << 8 | at[b];
-		hash = (hash ^ word) * FNV_PRIME;
-	}
-	for (size_t i = words * 8; i < length; i++, at++)
-		hash = (hash ^ *at) * FNV_PRIME;
+	size_t i = 0;
+	for (; i + LIBRARY_ID_LANES <= words; i += LIBRARY_ID_LANES)
+		for (int lane = 0; lane < LIBRARY_ID_LANES; lane++)
+			lanes[lane] = (lanes[lane] ^ load_word(at + (i + (size_t)lane) * 8)) * FNV_PRIME;
+	for (; i < words; i++)
+		lanes[i % LIBRARY_ID_LANES] = (lanes[i % LIBRARY_ID_LANES] ^ load_word(at + i * 8)) * FNV_PRIME;
+	uint64_t hash = FNV_OFFSET;
+	for (int lane = 0; lane < LIBRARY_ID_LANES; lane++)
+		hash = (hash ^ lanes[lane]) * FNV_PRIME;
+	for (i = words * 8; i < length; i++)
+		hash = (hash ^ at[i]) * FNV_PRIME;
 	snprintf(id, LIBRARY_ID_SIZE, "%016llx", (unsigned long long)hash);
 }
 

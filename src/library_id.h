@@ -1,8 +1,10 @@
 /* library_id.h - the id that ties a host build's .ops record to its libraries.
  *
- * The id of a library is a hash of its bytes: 64-bit FNV-1a over the
- * file's little-endian 8-byte words (then over its last bytes, one at a
- * time), written as 16 lowercase hex digits.  build-custom-op writes each
+ * The id of a library is a hash of its bytes, written as 16 lowercase hex
+ * digits: 64-bit FNV-1a over the file's little-endian 8-byte words in four
+ * interleaved lanes (word i goes to lane i mod 4, each lane starting from
+ * the FNV offset basis), then the four lanes' values in order and the
+ * file's last (length mod 8) bytes, one at a time, into one more FNV-1a.  build-custom-op writes each
  * linked library's id into the record once every link has succeeded;
  * the runner computes the id of the file it is about to load and refuses a
  * library whose id is not the record's.  It tells a changed or half-rebuilt
@@ -14,6 +16,7 @@
 #include <stddef.h>
 
 #define LIBRARY_ID_SIZE 17 /* 16 hex digits and a NUL */
+#define LIBRARY_ID_LANES 4
 
 /* The id of length bytes. */
 void library_id_of_bytes(const void *bytes, size_t length, char id[LIBRARY_ID_SIZE]);

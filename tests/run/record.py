@@ -6,7 +6,8 @@ with the ids of the libraries as they are when it runs.
       OP_LINE is "NAME<TAB>KINDS<TAB>(SIGNATURE)" (see run/opsfile.h).
 
 The id is the one src/library_id.c computes: 64-bit FNV-1a over the file's
-little-endian 8-byte words, then over its last bytes one at a time.
+little-endian 8-byte words in four interleaved lanes, then the lanes and
+the last bytes into one more FNV-1a.
 """
 import os
 import struct
@@ -21,9 +22,12 @@ def library_id(path):
     with open(path, 'rb') as stream:
         data = stream.read()
     words = len(data) // 8
+    lanes = [FNV_OFFSET] * 4
+    for index, word in enumerate(struct.unpack_from('<%dQ' % words, data)):
+        lanes[index % 4] = ((lanes[index % 4] ^ word) * FNV_PRIME) & MASK
     value = FNV_OFFSET
-    for word in struct.unpack_from('<%dQ' % words, data):
-        value = ((value ^ word) * FNV_PRIME) & MASK
+    for lane in lanes:
+        value = ((value ^ lane) * FNV_PRIME) & MASK
     for byte in data[words * 8:]:
         value = ((value ^ byte) * FNV_PRIME) & MASK
     return '%016x' % value

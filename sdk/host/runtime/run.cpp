@@ -205,12 +205,12 @@ CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
         return -1;
     }
     size_t size = call->core_stack_size ? call->core_stack_size : CUSTOMOP_HOST_DEFAULT_CORE_STACK;
-    char description[64];
-    snprintf(description, sizeof description, "the core stack (%zu bytes)", size);
     state.call = call;
     if (state.stack.mapping && state.stack.size == round_up_16(size)) {
         announce_core_stack(call, state.stack.description);
     } else {
+        char description[64];
+        snprintf(description, sizeof description, "the core stack (%zu bytes)", size);
         guarded_stack_destroy(&state.stack);
         if (!guarded_stack_create(&state.stack, size, description)) {
             state.call = nullptr;
