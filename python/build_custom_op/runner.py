@@ -23,6 +23,7 @@ import collections
 import ctypes
 import numbers
 import os
+import struct
 import sys
 import threading
 import warnings
@@ -92,6 +93,12 @@ class _Tensor(ctypes.Structure):
 class _Argument(ctypes.Structure):
     _fields_ = [('type', ctypes.c_int), ('tensor', _Tensor), ('integer', ctypes.c_longlong),
                 ('real', ctypes.c_double), ('text', ctypes.c_char_p)]
+
+
+# A tensor's fields as struct packs them, to fill a _Tensor in one call.
+_TENSOR_LAYOUT = struct.Struct('@ii%dq%dqP' % (_MAX_RANK, _MAX_RANK))
+assert _TENSOR_LAYOUT.size == ctypes.sizeof(_Tensor)
+_ZEROS = (0,) * _MAX_RANK
 
 
 class _Error(ctypes.Structure):
@@ -274,12 +281,16 @@ class Library:
         self._index = {op.name: i for i, op in enumerate(self.ops)}
         # One call's structures, reused by every call.
         self._arguments = (_Argument * _MAX_ARGUMENTS)()
-        self._argument_tensors = [self._arguments[i].tensor for i in range(_MAX_ARGUMENTS)]
+        # Where each argument's tensor and the output lie, to pack them in place.
+        self._argument_tensors = [(memoryview(self._arguments).cast('B'),
+                                   i * ctypes.sizeof(_Argument) + _Argument.tensor.offset)
+                                  for i in range(_MAX_ARGUMENTS)]
         self._output = _Tensor()
         self._error = _Error()
         self._run = shared.rco_run
         self._arguments_pointer = ctypes.cast(self._arguments, ctypes.POINTER(_Argument))
         self._output_pointer = ctypes.pointer(self._output)
+        self._output_slot = (memoryview(self._output).cast('B'), 0)
         self._error_pointer = ctypes.pointer(self._error)
 
     @staticmethod
@@ -345,27 +356,24 @@ class Library:
         return f'{op.name} argument {index + 1} ({name})'
 
     def _tensor_of(self, value, place, op, slot):
-        """Fills slot with value (a torch tensor) as the cores take it;
-        returns the tensor whose memory is used (value itself, or a
-        contiguous copy).  place is the argument's index, or None for the
-        output."""
-        if value.device.type != 'cpu' or value.dtype not in _dtype_numbers \
-                or value.dim() > _MAX_RANK:
+        """Fills slot (a buffer and the offset of a _Tensor in it) with value
+        (a torch tensor) as the cores take it; returns the tensor whose
+        memory is used (value itself, or a contiguous copy).  place is the
+        argument's index, or None for the output."""
+        number = _dtype_numbers.get(value.dtype)
+        if number is None or not value.is_cpu or value.dim() > _MAX_RANK:
             self._refuse_tensor(value, place, op)
         if not value.is_contiguous():
             value = value.contiguous()
         shape = value.shape
         rank = len(shape)
-        slot.dtype = _dtype_numbers[value.dtype]
-        slot.rank = rank
-        sizes, strides = slot.sizes, slot.strides
-        stride = 1
-        for d in range(rank - 1, -1, -1):
-            size = shape[d]
-            sizes[d] = size
-            strides[d] = stride
-            stride *= size
-        slot.data = value.data_ptr()
+        strides = [1] * rank
+        for d in range(rank - 1, 0, -1):
+            strides[d - 1] = strides[d] * shape[d]
+        padding = _ZEROS[rank:]
+        buffer, offset = slot
+        _TENSOR_LAYOUT.pack_into(buffer, offset, number, rank, *shape, *padding, *strides, *padding,
+                                 value.data_ptr())
         return value
 
     def _refuse_tensor(self, value, place, op):
@@ -438,7 +446,7 @@ class Library:
                                    'neither a torch tensor nor a number', op=record.name,
                                    kind='argument')
             result, copy_back = self._output_for(record, out, shape, dtype, first_tensor, torch)
-            kept.append(self._tensor_of(result, None, record, self._output))
+            kept.append(self._tensor_of(result, None, record, self._output_slot))
             status = self._run(self._handle, index, self._arguments_pointer, count,
                                self._output_pointer, seconds, self._error_pointer)
             failure = _error_of(self._error) if status != 0 else None
