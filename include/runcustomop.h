@@ -29,6 +29,10 @@
  *   - The callbacks (print, warn) are called by rco_run, on the thread that
  *     called it, before it returns, never two at a time for one library.  A
  *     callback must not call rco_run or rco_close on its own library.
+ *   - A library belongs to the process that opened it.  In a child of
+ *     fork(), which has none of its core threads, rco_run returns
+ *     RCO_ERROR_UNUSABLE (open the build again there), and rco_close frees
+ *     nothing that the parent's threads use.
  *
  * Signals.  While an rco_run call is in progress, the library's handlers
  * are the process's handlers of SIGSEGV, SIGBUS, SIGFPE, SIGILL and
@@ -149,7 +153,7 @@ enum rco_status {
 	RCO_ERROR_BUILD,     /* the build cannot be used: missing, stale, not a host build, damaged */
 	RCO_ERROR_OP,        /* the op failed on at least one core */
 	RCO_ERROR_TIMEOUT,   /* the time limit passed (see above): the library runs no more ops */
-	RCO_ERROR_UNUSABLE,  /* a call timed out earlier: close the library */
+	RCO_ERROR_UNUSABLE,  /* a call timed out earlier, or the process forked since: close it */
 	RCO_ERROR_SYSTEM     /* the system refused: memory, threads, a file that cannot be read */
 };
 

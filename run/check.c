@@ -164,6 +164,9 @@ int check_arguments(const struct op_record *op, const struct rco_argument *argum
 	int status = check_argument_count(op, count, error);
 	if (status != 0)
 		return status;
+	if (count > RCO_MAX_ARGUMENTS)
+		return fail(error, op, -1, "%s has %d arguments; the device passes at most %d", op->name,
+		            count, RCO_MAX_ARGUMENTS);
 	if (count > 0 && !arguments)
 		return fail(error, op, -1, "%s: the arguments are missing (a NULL pointer)", op->name);
 	for (int i = 0; i < count; i++) {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,22 @@ _Static_assert(RCO_MAX_RANK == CUSTOMOP_HOST_MAX_RANK, "the ranks must agree");
 /* A time limit longer than this is a mistake (about 31 years). */
 #define TIMEOUT_MAX 1e9
 
+/* Counts fork()s: a child has none of its parent's core threads. */
+static atomic_uint fork_generation;
+static pthread_once_t fork_watch = PTHREAD_ONCE_INIT;
+
+static void after_fork_in_child(void)
+{
+	atomic_fetch_add(&fork_generation, 1);
+}
+
+static void watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, after_fork_in_child);
+}
+
 struct rco_library {
+	unsigned generation;        /* fork_generation when it was opened */
 	char *path;
 	size_t core_stack;
 	double timeout;
@@ -252,6 +268,7 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 		status = read_record(path, &ops, error);
 	if (status == 0)
 		status = check_layout(path, &ops, options->cores, error);
+	pthread_once(&fork_watch, watch_forks);
 	struct rco_library *library = status == 0 ? calloc(1, sizeof *library) : NULL;
 	if (status == 0 && !library)
 		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
@@ -260,6 +277,7 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 		return status;
 	}
 	library->ops = ops;
+	library->generation = atomic_load(&fork_generation);
 	pthread_mutex_init(&library->run_lock, NULL);
 	library->core_stack = options->core_stack;
 	library->timeout = options->timeout;
@@ -288,8 +306,11 @@ void rco_close(rco_library *library)
 {
 	if (!library)
 		return;
-	int lost = library->team && library->team->lost;
-	team_destroy(library->team);
+	/* In a child of fork(), the core threads are the parent's: leave them. */
+	int lost = (library->team && library->team->lost) ||
+	           library->generation != atomic_load(&fork_generation);
+	if (library->generation == atomic_load(&fork_generation))
+		team_destroy(library->team);
 	/* A lost core's kernel may still read the op's name and arguments here. */
 	if (lost)
 		return;
@@ -439,6 +460,10 @@ int rco_run(rco_library *library, int op, const struct rco_argument *arguments, 
 	if (!(timeout >= 0 && timeout <= TIMEOUT_MAX))
 		return error_set(error, RCO_ERROR_USAGE, record->name, "a time limit of %g s: "
 		                 "expected 0 (no limit) to %g seconds", timeout, TIMEOUT_MAX);
+	if (library->generation != atomic_load(&fork_generation))
+		return error_set(error, RCO_ERROR_UNUSABLE, record->name,
+		                 "%s was opened before this process was forked, and its cores run in "
+		                 "the parent only; open the build again in this process", library->path);
 	pthread_mutex_lock(&library->run_lock);
 	int status = 0;
 	if (library->unusable)

@@ -365,6 +365,22 @@ class RunnerTest(unittest.TestCase):
             thread.join()
         self.assertEqual(wrong, [])
 
+    def test_fork(self):
+        library = self.open(SINGLE)
+        x = torch.ones(4)
+        child = os.fork()
+        if child == 0:
+            try:
+                library.run('relu', x)
+                code = 1
+            except runner.RunError as error:
+                code = 0 if error.kind == 'unusable' else 2
+            os._exit(code)
+        _, status = os.waitpid(child, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0,
+                         'in a forked child the parent\'s library raises kind "unusable"')
+        self.assertTrue(torch.equal(library.run('relu', x), x), 'and goes on in the parent')
+
     def test_close(self):
         with runner.open(MULTI) as library:
             self.assertIn('8 cores', repr(library))

@@ -858,6 +858,35 @@ static void test_threads(void)
 	rco_close(real);
 }
 
+static void test_fork(void)
+{
+	rco_library *library = open_build(fake_multi, 0, NULL);
+	if (!library)
+		return;
+	fflush(stdout);
+	pid_t child = fork();
+	if (child == 0) {
+		float out[10];
+		int status = run_on(library, "scale2", out, 0, NULL, 0);
+		char expected[PATH_MAX + 256];
+		snprintf(expected, sizeof expected, "%s was opened before this process was forked, and "
+		         "its cores run in the parent only; open the build again in this process",
+		         fake_multi);
+		int right = status == RCO_ERROR_UNUSABLE && strcmp(error.message, expected) == 0;
+		rco_close(library);
+		rco_library *again = open_build(fake_multi, 0, NULL);
+		right = right && again && run_on(again, "scale2", out, 0, NULL, 0) == 0 && out[9] == 8;
+		rco_close(again);
+		_exit(right ? 0 : 1);
+	}
+	int status = -1;
+	waitpid(child, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "in a child of fork(), the parent's library refuses to run and closes; one opened there runs");
+	check_good_call(library, "the parent's library after the fork");
+	rco_close(library);
+}
+
 /* Last: the lost core's thread spins until the program ends. */
 static void test_lost_core(void)
 {
@@ -893,6 +922,7 @@ int main(int argc, char **argv)
 	test_print_buffer();
 	test_signal_dispositions();
 	test_threads();
+	test_fork();
 	test_lost_core();
 	remove_tree(work);
 	return check_failures != 0;
