@@ -127,7 +127,11 @@ class RunnerTest(unittest.TestCase):
 
     def run_cli(self, *arguments):
         done = subprocess.run([RUN_CUSTOM_OP, *arguments], capture_output=True, text=True)
-        self.assertEqual((done.returncode, done.stderr), (0, ''))
+        # Under make check-asan, ASan warns that it cannot follow the runtime's
+        # stack switches: the sanitizer's line, not the program's.
+        errors = [line for line in done.stderr.splitlines()
+                  if "WARNING: ASan doesn't fully support makecontext/swapcontext" not in line]
+        self.assertEqual((done.returncode, errors), (0, []))
 
     def test_results_equal_the_npy_path(self):
         """The same op on the same values: the binding's tensor and

@@ -775,9 +775,16 @@ static void *run_hang(void *argument)
 	return NULL;
 }
 
+/* Whether two dispositions are the same handler with the same flags. */
+static int same_disposition(const struct sigaction *a, const struct sigaction *b)
+{
+	return a->sa_handler == b->sa_handler && (a->sa_flags & SA_SIGINFO) == (b->sa_flags & SA_SIGINFO);
+}
+
 static void test_signal_dispositions(void)
 {
-	struct sigaction own, seen;
+	struct sigaction own, seen, segv_before;
+	sigaction(SIGSEGV, NULL, &segv_before); /* SIG_DFL, or a sanitizer's */
 	memset(&own, 0, sizeof own);
 	own.sa_handler = own_handler;
 	sigemptyset(&own.sa_mask);
@@ -791,8 +798,7 @@ static void test_signal_dispositions(void)
 	sigaction(SIGABRT, NULL, &seen);
 	CHECK(seen.sa_handler == own_handler, "the caller's SIGABRT handler is back after the call");
 	sigaction(SIGSEGV, NULL, &seen);
-	CHECK(seen.sa_handler == SIG_DFL && !(seen.sa_flags & SA_SIGINFO),
-	      "SIGSEGV is back to its default after the call");
+	CHECK(same_disposition(&seen, &segv_before), "SIGSEGV's handler is back to what it was after the call");
 
 	/* A SIGABRT for this thread during a call goes to the caller's handler. */
 	struct hang_call call = {library, -1};
@@ -838,6 +844,8 @@ static void *run_loop(void *argument)
 
 static void test_threads(void)
 {
+	struct sigaction segv_before, seen;
+	sigaction(SIGSEGV, NULL, &segv_before);
 	rco_library *fake = open_build(fake_multi, 0, NULL);
 	rco_library *real = open_build(mischief_multi, 0, NULL);
 	if (!fake || !real)
@@ -851,9 +859,8 @@ static void test_threads(void)
 	CHECK_INT(loops[0].wrong + loops[1].wrong, 0,
 	          "two threads calling one library: every call right (they take turns)");
 	CHECK_INT(loops[2].wrong, 0, "a third thread on another library at the same time: every call right");
-	struct sigaction seen;
 	sigaction(SIGSEGV, NULL, &seen);
-	CHECK(seen.sa_handler == SIG_DFL, "after concurrent calls the process's handlers are back");
+	CHECK(same_disposition(&seen, &segv_before), "after concurrent calls the process's handlers are back");
 	rco_close(fake);
 	rco_close(real);
 }
