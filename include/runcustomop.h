@@ -100,7 +100,7 @@ extern "C" {
 #define RCO_PRINT_BUFFER_VARIABLE "NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES"
 /* Its largest value, and the limit per core and call when it is unset. */
 #define RCO_PRINT_BUFFER_MAX 131072
-#define RCO_PRINT_UNSET_LIMIT (16 * 1024 * 1024)
+#define RCO_PRINT_UNSET_LIMIT (16L * 1024 * 1024)
 
 /* The eight device dtypes, numbered as neuron/host_abi.h numbers them. */
 enum rco_dtype {

@@ -104,7 +104,7 @@ const char *core_output_printed(struct core_output *output, size_t *length)
 			           "%zu bytes (" RCO_PRINT_BUFFER_VARIABLE ")]\n", lost, capacity)
 			: snprintf(line, sizeof line, "[%llu bytes of printf output lost: with "
 			           RCO_PRINT_BUFFER_VARIABLE " unset, %d bytes are kept per core and "
-			           "op]\n", lost, RCO_PRINT_UNSET_LIMIT);
+			           "op]\n", lost, (int)RCO_PRINT_UNSET_LIMIT);
 	if (line_length < 0 || (size_t)line_length >= sizeof line)
 		line_length = 0;
 	memcpy(ring - line_length, line, (size_t)line_length);

@@ -9,7 +9,7 @@
 
 /* The runtime runs kernels on its own emulated core stack, so the thread's
  * own stack holds only the runner's and the runtime's frames. */
-#define CORE_THREAD_STACK (1024 * 1024)
+#define CORE_THREAD_STACK ((size_t)1024 * 1024)
 /* How long stopped cores get to come back, and how often they are asked. */
 #define STOP_GRACE_NS 1000000000L
 #define STOP_RETRY_NS 10000000L

@@ -21,7 +21,7 @@
 
 /* Bigger than MINSIGSTKSZ everywhere, and enough for the handler's frame
  * and a handler of the process's it passes a signal on to. */
-#define ALTERNATE_STACK_SIZE (64 * 1024)
+#define ALTERNATE_STACK_SIZE ((size_t)64 * 1024)
 #define STACK_MAGIC 0x636f726566617574ull /* "corefaut" */
 
 /* At the low end of each alternate stack made here. */

@@ -22,7 +22,7 @@
 #define FAULT_MAX_GUARDS 16
 #define FAULT_DESCRIPTION_SIZE 200
 /* How far below a guard region a fault still counts as that stack's overflow. */
-#define FAULT_OVERFLOW_REACH (256 * 1024)
+#define FAULT_OVERFLOW_REACH ((size_t)256 * 1024)
 /* The signal that stops a core's kernel at a time limit. */
 #define FAULT_STOP_SIGNAL SIGURG
 

@@ -268,13 +268,15 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 		status = read_record(path, &ops, error);
 	if (status == 0)
 		status = check_layout(path, &ops, options->cores, error);
-	pthread_once(&fork_watch, watch_forks);
-	struct rco_library *library = status == 0 ? calloc(1, sizeof *library) : NULL;
-	if (status == 0 && !library)
-		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
 	if (status != 0) {
 		ops_free(&ops);
 		return status;
+	}
+	pthread_once(&fork_watch, watch_forks);
+	struct rco_library *library = calloc(1, sizeof *library);
+	if (!library) {
+		ops_free(&ops);
+		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
 	}
 	library->ops = ops;
 	library->generation = atomic_load(&fork_generation);
@@ -287,10 +289,11 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 	library->print_limit = print_limit;
 	library->path = strdup(path);
 	library->team = team_create(ops.cores, print_limit);
-	if (!library->path || !library->team)
-		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
-	if (status == 0)
-		status = load_cores(library, ops.cores, error);
+	if (!library->path || !library->team) {
+		rco_close(library);
+		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
+	}
+	status = load_cores(library, ops.cores, error);
 	char message[RCO_MESSAGE_SIZE];
 	if (status == 0 && team_start(library->team, message, sizeof message) != 0)
 		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "%s", message);

@@ -181,6 +181,7 @@ int core_library_open(struct core_library *library, const char *path, int core, 
 	unsigned char *bytes;
 	size_t length = 0;
 	struct stat st;
+	memset(&st, 0, sizeof st);
 	if (read_whole(path, record, &bytes, &length, &st, error, error_size) != 0) {
 		free(bytes);
 		return -1;

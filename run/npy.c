@@ -155,7 +155,7 @@ static int read_string(struct header_cursor *cursor, char *out, size_t out_size,
 			return fail(error, "malformed header: escape sequences in strings are not supported "
 			                   "(header byte %zu)", cursor->at - 1);
 		if (kept + 4 < out_size)
-			out[kept++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+			out[kept++] = (c >= 0x20 && c < 0x7f) ? (char)(unsigned char)c : '?';
 		else
 			cut = 1;
 	}
@@ -392,7 +392,7 @@ struct npy_layout {
 
 /* The longest header read: NumPy writes a few dozen bytes, and refuses to
  * read more than 10,000 unless told to. */
-#define NPY_HEADER_LIMIT (1024 * 1024)
+#define NPY_HEADER_LIMIT ((size_t)1024 * 1024)
 /* The magic, the version and a 4-byte header length. */
 #define NPY_PREAMBLE_MAX 12
 
@@ -486,6 +486,7 @@ int npy_parse(const void *bytes, size_t length, struct npy_array *array,
 	const unsigned char *file = bytes;
 	memset(array, 0, sizeof *array);
 	struct npy_layout layout;
+	memset(&layout, 0, sizeof layout);
 	if (read_preamble(file, length, &layout, error) != 0)
 		return -1;
 	if (layout.header_length > length - layout.header_start)
@@ -533,6 +534,7 @@ static int read_npy(int fd, const struct stat *st, struct npy_array *array,
 {
 	unsigned char preamble[NPY_PREAMBLE_MAX];
 	struct npy_layout layout;
+	memset(&layout, 0, sizeof layout);
 	ssize_t got = read_up_to(fd, preamble, sizeof preamble);
 	if (got < 0)
 		return fail(error, "cannot read: %s", strerror(errno));
@@ -545,7 +547,7 @@ static int read_npy(int fd, const struct stat *st, struct npy_array *array,
 		return fail(error, "truncated header: it declares %zu bytes but %zu follow",
 		            layout.header_length, file_length - layout.header_start);
 	if (layout.header_length > NPY_HEADER_LIMIT)
-		return fail(error, "a header of %zu bytes: at most %d are read", layout.header_length,
+		return fail(error, "a header of %zu bytes: at most %zu are read", layout.header_length,
 		            NPY_HEADER_LIMIT);
 	char *header = malloc(layout.header_length + 1);
 	if (!header)

@@ -259,7 +259,7 @@ int options_parse(int argc, char **argv, struct run_options *options,
 		return fail(error, "no library given: name it as BUILD_DIR/NAME, e.g. run-custom-op "
 		                   "--in x.npy build/relu");
 	/* 8 and 9: the places of --rtol and --atol in value_options */
-	int have_rtol = (given >> 8) & 1, have_atol = (given >> 9) & 1;
+	int have_rtol = (int)((given >> 8) & 1), have_atol = (int)((given >> 9) & 1);
 	if ((have_rtol || have_atol) && !options->expect)
 		return fail(error, "%s without --expect: the tolerances apply to --expect only",
 		            have_rtol ? "--rtol" : "--atol");
