@@ -48,7 +48,10 @@ static void finish(struct core *core)
 
 static void run_job(struct core *core)
 {
-	if (sigsetjmp(core->fault.resume, 1) == 0) {
+	/* The mask is not saved here (a system call each time): the way back
+	 * from a handler, which leaves its signal blocked, puts back the
+	 * thread's own mask instead. */
+	if (sigsetjmp(core->fault.resume, 0) == 0) {
 		fault_arm(&core->fault);
 		/* A stop asked for before the arming found nothing to stop. */
 		if (core->fault.stop_requested)
@@ -58,6 +61,7 @@ static void run_job(struct core *core)
 		core->outcome = status == 0 ? CORE_DONE : CORE_VIOLATION;
 		core->abandoned = 0;
 	} else {
+		pthread_sigmask(SIG_SETMASK, &core->thread_mask, NULL);
 		fault_disarm(&core->fault);
 		core->outcome = core->fault.stop_requested ? CORE_STOPPED : CORE_FAULTED;
 		core->abandoned = 1;
@@ -67,6 +71,7 @@ static void run_job(struct core *core)
 static void *core_main(void *argument)
 {
 	struct core *core = argument;
+	pthread_sigmask(SIG_SETMASK, NULL, &core->thread_mask);
 	if (fault_thread_begin(&core->fault) != 0) {
 		core->thread_error = errno;
 		finish(core);

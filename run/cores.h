@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
@@ -50,6 +51,7 @@ struct core {
 	int abandoned;                       /* a kernel was abandoned, not yet cleaned up */
 	struct core_output output_kept;
 	int thread_error;                    /* errno of the thread's set-up, or 0 */
+	sigset_t thread_mask;                /* the thread's signal mask, put back after a fault */
 };
 
 struct core_team {

@@ -34,7 +34,7 @@ struct fault_guard {
 
 /* One per core thread. */
 struct fault_context {
-	sigjmp_buf resume;                   /* set with sigsetjmp(resume, 1) before arming */
+	sigjmp_buf resume;                   /* set with sigsetjmp before arming */
 	struct fault_guard guards[FAULT_MAX_GUARDS];
 	volatile sig_atomic_t guard_count;
 	volatile sig_atomic_t armed;

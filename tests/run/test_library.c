@@ -915,9 +915,23 @@ static void test_lost_core(void)
 	rco_close(library);
 }
 
+/* A kernel that ended the process (exit(0) in a thread) would end this
+ * program with status 0 and fewer checks: that is a failure. */
+static int reached_the_end;
+
+static void check_the_end_was_reached(void)
+{
+	if (!reached_the_end) {
+		printf("not ok - the program ended before its last test\n");
+		fflush(stdout);
+		_exit(1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
+	atexit(check_the_end_was_reached);
 	set_up(argv[0]);
 	test_open_and_list();
 	test_open_errors();
@@ -932,5 +946,6 @@ int main(int argc, char **argv)
 	test_fork();
 	test_lost_core();
 	remove_tree(work);
+	reached_the_end = 1;
 	return check_failures != 0;
 }

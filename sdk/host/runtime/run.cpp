@@ -217,15 +217,19 @@ CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
             fail(call, "cannot map a core stack of %zu bytes", size);
             return -1;
         }
+        // Once per stack (getcontext is a system call: it reads the signal
+        // mask, which does not change).
+        getcontext(&state.core_context);
+        state.core_context.uc_stack.ss_sp = state.stack.low;
+        state.core_context.uc_stack.ss_size = state.stack.size;
+        state.core_context.uc_link = &state.host_context;
     }
+    // Every time: the way back that makecontext writes at the stack's top
+    // is used up by the return through it.
+    makecontext(&state.core_context, core_entry, 0);
     tcm_begin_run();
     warnings_reset();
     state.violated = false;
-    getcontext(&state.core_context);
-    state.core_context.uc_stack.ss_sp = state.stack.low;
-    state.core_context.uc_stack.ss_size = state.stack.size;
-    state.core_context.uc_link = &state.host_context;
-    makecontext(&state.core_context, core_entry, 0);
     // Back here when the launcher returns, or from abandon_run().
     swapcontext(&state.host_context, &state.core_context);
     if (state.violated) {
