@@ -13,14 +13,19 @@ CXXFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 ALL_CFLAGS = -std=c11 $(WARNINGS) -fPIC $(CFLAGS) $(SANITIZE)
 ALL_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(CPPFLAGS)
-ALL_LDFLAGS = $(LDFLAGS) $(SANITIZE)
+# The library serialises its signal state with a mutex.
+ALL_LDFLAGS = $(LDFLAGS) -pthread $(SANITIZE)
 
 LIBRARY_SOURCES = \
 	src/arena.c src/buffer.c src/diag.c src/fsutil.c src/output_file.c \
-	src/schema.c src/validate.c src/codegen.c src/library_id.c src/opsrecord.c \
+	src/schema.c src/validate.c src/codegen.c src/inputs.c src/shell_words.c \
+	src/library_id.c src/opsrecord.c \
 	src/target.c src/plan.c src/state.c src/depfile.c src/buildlog.c \
 	src/interrupt.c src/exec.c src/compdb.c src/build.c
 LIBRARY_OBJECTS = $(LIBRARY_SOURCES:src/%.c=obj/%.o)
+# The command's own front-end, on top of the library.
+COMMAND_SOURCES = src/main.c src/console.c
+COMMAND_OBJECTS = $(COMMAND_SOURCES:src/%.c=obj/%.o)
 
 # Fragments add to these: programs to build, tests to run, files to clean.
 PROGRAMS = build-custom-op libbuildcustomop.a libbuildcustomop.so
@@ -49,8 +54,8 @@ libbuildcustomop.a: $(LIBRARY_OBJECTS)
 libbuildcustomop.so: $(LIBRARY_OBJECTS)
 	$(CC) -shared -Wl,-soname,libbuildcustomop.so.0 $(ALL_LDFLAGS) -o $@ $(LIBRARY_OBJECTS)
 
-build-custom-op: obj/main.o libbuildcustomop.a
-	$(CC) $(ALL_LDFLAGS) -o $@ obj/main.o libbuildcustomop.a
+build-custom-op: $(COMMAND_OBJECTS) libbuildcustomop.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(COMMAND_OBJECTS) libbuildcustomop.a
 
 buildcustomop.pc: Makefile
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
@@ -58,6 +63,7 @@ buildcustomop.pc: Makefile
 		'Description: build front-end for GPSIMD custom operators' \
 		'Version: 0.1.0' \
 		'Libs: -L$${libdir} -lbuildcustomop' \
+		'Libs.private: -pthread' \
 		'Cflags: -I$${includedir}' >$@
 
 # Builds the multicore relu example for this machine and runs it on eight
@@ -103,7 +109,7 @@ VALGRIND = valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,i
 	--max-stackframe=1000000 --error-exitcode=99 --log-file=$(CURDIR)/$(VALGRIND_LOGS)/%p.log
 check-valgrind:
 	$(MAKE) clean
-	$(MAKE) CFLAGS="-O2 -gdwarf-4" build-custom-op $(VALGRIND_PREREQUISITES)
+	$(MAKE) CFLAGS="-O2 -gdwarf-4" programs $(VALGRIND_PREREQUISITES)
 	mkdir -p $(VALGRIND_LOGS)
 	BCO_RUNNER="$(VALGRIND)" sh tests/run-tests.sh $(CLI_TESTS) $(VALGRIND_TESTS); status=$$?; \
 	runs=$$(ls $(VALGRIND_LOGS) | wc -l); \

@@ -13,7 +13,9 @@ one machine, so the numbers compare like with like:
      running the very same commands at the same -j;
   4. header change: the rebuild after touching one header, against a full one;
   5. codegen at scale: --emit-wrapper for 1,000 to 32,767 ops, per op;
-  6-8. the runner: per-call overhead through Python, throughput, and
+  6. word splitting: compile()'s cflags split into words, 1 MB against
+     100 KB, per byte;
+  7-9. the runner: per-call overhead through Python, throughput, and
      run-custom-op's fixed cost (bench/runner_cases.py).
 
 Usage: python3 bench/bench.py [--quick] [--record]
@@ -30,7 +32,7 @@ import subprocess
 import sys
 import time
 
-import runner_cases  # cases 6-8: the runner library, its Python binding and run-custom-op
+import runner_cases  # cases 7-9: the runner library, its Python binding and run-custom-op
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(TOP, "build-custom-op")
@@ -263,6 +265,8 @@ def case_header(results):
         touched.append(timed(argv, env=env, cwd=root))
         with open(tool_log) as log:
             steps = len(log.read().splitlines())
+    # -n prints the steps that would run: all of them, in an empty directory.
+    shutil.rmtree(build, ignore_errors=True)
     total = len(dry_run(argv, env, root))
     results["header"] = dict(full=statistics.median(full), touched=statistics.median(touched),
                              steps=steps, total=total)
@@ -317,6 +321,7 @@ def case_ninja(results):
     for op in HOST_OPS:
         argv += ["--op", op]
     argv += HOST_SOURCES
+    shutil.rmtree(build, ignore_errors=True)  # so that -n prints every step
     commands = dry_run(argv, None, TOP)
     ninja_file = os.path.join(ninja_dir, "build.ninja")
     write_ninja(commands, ninja_file)
@@ -399,6 +404,38 @@ def case_codegen(results):
                                                     results["refused"]["message"]))
 
 
+def case_words(results):
+    """6. compile() splits its cflags into words (bco_split_words): the time
+    per byte of 1 MB against that of 100 KB, fastest of 5 each, for many
+    short words and for one long word (shlex.split was quadratic there)."""
+    sys.path.insert(0, os.path.join(TOP, "python"))
+    import build_custom_op
+    unit = '-DA=1 "-DB=a b" '  # 16 bytes, 2 words
+    shapes = [("many words", lambda size: unit * (size // len(unit)),
+               lambda size: 2 * (size // len(unit))),
+              ("one word", lambda size: "-DX=" + "a" * (size - 4), lambda size: 1)]
+    results["words"] = []
+    print("6. word splitting (compile()'s cflags, fastest of %d):" % repetitions(5))
+    for shape, make, word_count in shapes:
+        rows = []
+        for size in (100 * 1000, 1000 * 1000):
+            text = make(size)
+            best = None
+            for _ in range(repetitions(5)):
+                start = now()
+                words = build_custom_op._split_cflags([text])
+                elapsed = now() - start
+                best = elapsed if best is None else min(best, elapsed)
+            if len(words) != word_count(size):
+                sys.exit("bench: the cflags split into %d words" % len(words))
+            rows.append((len(text), best))
+        (small, small_time), (large, large_time) = rows
+        ratio = (large_time / large) / (small_time / small)
+        results["words"].append((shape, rows, ratio))
+        print("   %-10s  %d bytes %.4f s, %d bytes %.4f s; per byte, 1 MB / 100 KB: %.2f"
+              % (shape, small, small_time, large, large_time, ratio))
+
+
 # --- the report --------------------------------------------------------------
 
 def machine():
@@ -448,6 +485,11 @@ def markdown(results):
         out.append("| %d | %.4f s | %.2f µs | %.2f |" % (count, t, per * 1e6, ratio))
     r = results["refused"]
     out += ["", "100,000 ops: exit %d after %.3f s (%s)." % (r["status"], r["time"], r["message"])]
+    out += ["", "**6. Word splitting** (compile()'s cflags, fastest of %d; linear: a ratio "
+            "near 1):" % repetitions(5), "",
+            "| cflags | 100 KB | 1 MB | per byte, 1 MB / 100 KB |", "|---|---:|---:|---:|"]
+    for shape, ((_, small_time), (_, large_time)), ratio in results["words"]:
+        out.append("| %s | %.4f s | %.4f s | %.2f |" % (shape, small_time, large_time, ratio))
     out += runner_cases.markdown(results)
     return "\n".join(out) + "\n"
 
@@ -474,6 +516,7 @@ def main():
     case_ninja(results)
     case_header(results)
     case_codegen(results)
+    case_words(results)
     runner_cases.run(results)
     text = markdown(results)
     with open(os.path.join(WORK, "results.md"), "w") as f:

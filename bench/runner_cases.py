@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
-"""runner_cases.py - the runner's benchmarks (cases 6 to 8 of bench/README.md).
+"""runner_cases.py - the runner's benchmarks (cases 7 to 9 of bench/README.md).
 
 bench.py imports this module (run() and markdown()); run() builds the
 examples for the host and runs this file as a script under an interpreter
 that can import torch, which times:
 
-  6. per-call overhead: relu on a 4x4 float32 tensor through
+  7. per-call overhead: relu on a 4x4 float32 tensor through
      build_custom_op.runner, on 8 cores and on 1, against torch.relu on the
      same tensor; and, to tell the binding's part from the library's, the
      bare rco_run call through ctypes with the arguments already in place;
-  7. throughput: the multicore TCM relu (examples/relu_multicore) on 2**24
+  8. throughput: the multicore TCM relu (examples/relu_multicore) on 2**24
      float32 elements against torch.relu;
 and, from bench.py's interpreter:
-  8. the CLI's fixed cost: run-custom-op on a 4-element input, start to
+  9. the CLI's fixed cost: run-custom-op on a 4-element input, start to
      exit, against starting /bin/true.
 """
 import json
@@ -59,7 +59,7 @@ def run(results):
     single = build("single", "examples/relu/relu.cpp", False)
     python = torch_python()
     if python is None:
-        print("6-7. skipped: no interpreter here can import torch "
+        print("7-8. skipped: no interpreter here can import torch "
               "(apt-get install python3-torch)")
     else:
         done = subprocess.run([python, os.path.abspath(__file__), "--measure", multi, single]
@@ -70,16 +70,16 @@ def run(results):
         r = results["runner"]
         for cores in ("8", "1"):
             c = r["overhead"][cores]
-            print("6. relu 4x4 on %s core(s): %.1f µs per call (rco_run alone %.1f µs), "
+            print("7. relu 4x4 on %s core(s): %.1f µs per call (rco_run alone %.1f µs), "
                   "torch.relu %.2f µs, ratio %.0f" % (cores, c["binding"], c["library"],
                                                        r["torch_small"],
                                                        c["binding"] / r["torch_small"]))
         t = r["throughput"]
-        print("7. relu on 2^24 float32: runner %.1f ms, torch.relu %.1f ms, ratio %.2f"
+        print("8. relu on 2^24 float32: runner %.1f ms, torch.relu %.1f ms, ratio %.2f"
               % (t["runner"] * 1e3, t["torch"] * 1e3, t["runner"] / t["torch"]))
     results["cli"] = cli_cost(multi, single)
     c = results["cli"]
-    print("8. run-custom-op on 4 elements: %.2f ms (8 cores), %.2f ms (1 core); /bin/true %.2f ms"
+    print("9. run-custom-op on 4 elements: %.2f ms (8 cores), %.2f ms (1 core); /bin/true %.2f ms"
           % (c["multi"] * 1e3, c["single"] * 1e3, c["true"] * 1e3))
 
 
@@ -108,7 +108,7 @@ def markdown(results):
     out = []
     if "runner" in results:
         r = results["runner"]
-        out += ["", "**6. Per-call overhead** (relu on a 4×4 float32 tensor through "
+        out += ["", "**7. Per-call overhead** (relu on a 4×4 float32 tensor through "
                 "`build_custom_op.runner`, best of %d batches of %d calls; torch.relu on the "
                 "same tensor: %.2f µs):" % (r["batches"], r["calls"], r["torch_small"]), "",
                 "| cores | µs per call | rco_run alone | the binding's part | / torch.relu |"
@@ -119,13 +119,13 @@ def markdown(results):
                        % (cores, c["binding"], c["library"], c["binding"] - c["library"],
                           c["binding"] / r["torch_small"], aim))
         t = r["throughput"]
-        out += ["", "**7. Throughput** (examples/relu_multicore on 8 cores, 2^24 float32 "
+        out += ["", "**8. Throughput** (examples/relu_multicore on 8 cores, 2^24 float32 "
                 "elements, median of %d): runner %.1f ms, torch.relu %.1f ms (%d threads), "
                 "ratio **%.2f** (aim: at most 2)." % (t["runs"], t["runner"] * 1e3,
                                                        t["torch"] * 1e3, t["torch_threads"],
                                                        t["runner"] / t["torch"])]
     c = results["cli"]
-    out += ["", "**8. The CLI's fixed cost** (run-custom-op on a 4-element input, start to exit, "
+    out += ["", "**9. The CLI's fixed cost** (run-custom-op on a 4-element input, start to exit, "
             "median of %d): 8 cores %.2f ms, 1 core %.2f ms; starting /bin/true takes %.2f ms "
             "(ratios %.1f and %.1f)." % (c["runs"], c["multi"] * 1e3, c["single"] * 1e3,
                                          c["true"] * 1e3, c["multi"] / c["true"],

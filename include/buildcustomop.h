@@ -5,7 +5,22 @@
  * never exits and never prints: errors come back as values, and progress
  * goes to a caller-supplied sink.  Nothing allocated during a call survives
  * it except the result and error objects handed to the caller, and every
- * signal disposition changed during a call is restored before it returns. */
+ * signal disposition changed during a call is restored before it returns.
+ *
+ * Signals: from the moment a build takes its directory's lock until it
+ * returns, SIGINT, SIGTERM and SIGHUP are caught (one the caller ignores
+ * stays ignored): the running tools are stopped, their partial outputs
+ * deleted, and the call returns BCO_ERROR_INTERRUPTED.  Meanwhile SIGCHLD is
+ * neither ignored nor SA_NOCLDWAIT; the caller may keep it blocked.  A dry
+ * run catches nothing.
+ *
+ * Threads: every function may be called from several threads at once.
+ * Each call keeps its own state; the signal dispositions are process-wide,
+ * taken over by the first build to start and restored by the last to end,
+ * and a signal reaches every build running then.  Two builds of the same
+ * directory take turns.  The progress sink is called on the calling
+ * thread.  A call reads the environment and resolves relative paths against
+ * the working directory: do not change either while a call runs. */
 #ifndef BUILDCUSTOMOP_H
 #define BUILDCUSTOMOP_H
 
@@ -33,7 +48,7 @@ enum bco_error_kind {
 	BCO_ERROR_USAGE,       /* the request itself is malformed */
 	BCO_ERROR_TOOL,        /* a tool or SDK file could not be found */
 	BCO_ERROR_STEP,        /* a compile, link or pack step failed */
-	BCO_ERROR_INTERRUPTED, /* SIGINT or SIGTERM arrived during the build */
+	BCO_ERROR_INTERRUPTED, /* SIGINT, SIGTERM or SIGHUP arrived during the build */
 	BCO_ERROR_SYSTEM       /* the operating system refused (I/O, memory) */
 };
 
@@ -69,7 +84,8 @@ struct bco_request {
 	enum bco_target target;
 	int multicore;                    /* link eight libraries, one per core */
 	int jobs;                         /* parallel steps; 0: the number of online CPUs */
-	int dry_run;                      /* report the commands, run none */
+	int dry_run;                      /* report the commands of the steps that would run;
+	                                     run none and write nothing */
 	int verbose;                      /* report each command as it runs */
 	int keep_going;                   /* after a failure, go on with independent steps */
 	const char *sdk;                  /* NULL: $NEURON_CUSTOM_OP or the default (host: required) */
@@ -83,8 +99,10 @@ typedef struct bco_error bco_error;
 typedef struct bco_result bco_result;
 
 /* Builds the request.  On success returns 0 and sets *result to the list of
- * artifacts (free with bco_result_free).  On failure returns the error kind
- * and, when error is not NULL, sets *error (free with bco_error_free). */
+ * artifacts (free with bco_result_free).  On failure returns the error kind,
+ * sets *result to NULL and, when error is not NULL, sets *error (free with
+ * bco_error_free).  An interrupt that arrives after the last step still
+ * fails the call. */
 int bco_build(const struct bco_request *request, bco_result **result,
               bco_error **error);
 
@@ -112,6 +130,18 @@ int bco_error_column(const bco_error *error);
 int bco_error_signal(const bco_error *error);
 /* Frees an error; NULL is allowed. */
 void bco_error_free(bco_error *error);
+
+/* Splits text into words as a POSIX shell splits a command line, with
+ * nothing expanded ($, `, ~, *, # and the like are plain characters):
+ * blanks (space, tab, newline) separate words; '...' keeps everything as
+ * it is; "..." keeps everything but a backslash before $ ` " \ or a
+ * newline; elsewhere a backslash keeps the next character; a backslash and
+ * a newline join lines; '' is an empty word.  On success returns 0 and sets
+ * *words to a NULL-terminated array of the *count words, one block freed
+ * with bco_free; an unclosed quote is BCO_ERROR_INPUT.  The time is linear
+ * in the length of text.  build-custom-op splits --launcher with it, and
+ * the Python module its includes, cflags and launcher. */
+int bco_split_words(const char *text, char ***words, size_t *count, bco_error **error);
 
 /* Frees text returned by the library; NULL is allowed. */
 void bco_free(void *pointer);

@@ -126,15 +126,17 @@ struct rco_tensor {
 
 /* What an argument holds. */
 enum rco_argument_type {
-	RCO_ARGUMENT_TENSOR,   /* tensor */
-	RCO_ARGUMENT_INTEGER,  /* integer */
-	RCO_ARGUMENT_REAL      /* real */
+	RCO_ARGUMENT_TENSOR,        /* tensor */
+	RCO_ARGUMENT_INTEGER,       /* integer */
+	RCO_ARGUMENT_REAL,          /* real */
+	RCO_ARGUMENT_LARGE_INTEGER  /* an integer beyond the int64 range, in real (rounded) */
 };
 
 /* One argument of an op.  A number is converted by the kind the op's schema
  * gives the argument, as run-custom-op --scalar converts it: Scalar to int64
- * (an integer) or float32 (a real); int to int32 and long long to int64 (an
- * integer in range; a real is refused); float to float32 (in range). */
+ * (an integer in range) or float32 (a real in range); int to int32 and long
+ * long to int64 (an integer in range; a real is refused); float to float32
+ * (any number in range). */
 struct rco_argument {
 	enum rco_argument_type type;
 	struct rco_tensor tensor;

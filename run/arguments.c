@@ -2,6 +2,7 @@
 #include "arguments.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,8 @@ static int fail(int status, char error[ARGUMENTS_ERROR_SIZE], const char *format
 	return status;
 }
 
-/* A whole decimal integer in the int64 range: optional sign, digits, nothing else. */
+/* A whole decimal integer: optional sign, digits, nothing else; -2 when
+ * it is beyond the int64 range. */
 static int parse_integer(const char *text, long long *value)
 {
 	const char *digits = text + (text[0] == '-' || text[0] == '+');
@@ -30,20 +32,26 @@ static int parse_integer(const char *text, long long *value)
 	char *end;
 	errno = 0;
 	long long parsed = strtoll(text, &end, 10);
-	if (*end || errno == ERANGE)
+	if (*end)
 		return -1;
+	if (errno == ERANGE)
+		return -2;
 	*value = parsed;
 	return 0;
 }
 
-/* A whole number as strtod reads it (decimal, exponent, inf, nan). */
+/* A whole number as strtod reads it (decimal, exponent, inf, nan); -2
+ * when it is beyond the range of a double (1e400). */
 static int parse_real(const char *text, double *value)
 {
 	char *end;
 	if (!*text || *text == ' ')
 		return -1;
+	errno = 0;
 	*value = strtod(text, &end);
-	return *end ? -1 : 0;
+	if (*end)
+		return -1;
+	return errno == ERANGE && isinf(*value) ? -2 : 0;
 }
 
 static int rco_dtype_of(enum npy_dtype dtype)
@@ -111,10 +119,17 @@ int arguments_build(const rco_library *library, int op, const struct run_input *
 		if (inputs[i].is_scalar) {
 			char what[256];
 			argument_name(library, op, i, what, sizeof what);
-			if (parse_integer(inputs[i].text, &argument->integer) == 0)
+			int integer = parse_integer(inputs[i].text, &argument->integer);
+			int real = parse_real(inputs[i].text, &argument->real);
+			if (integer == 0)
 				argument->type = RCO_ARGUMENT_INTEGER;
-			else if (parse_real(inputs[i].text, &argument->real) == 0)
+			else if (integer == -2)
+				argument->type = RCO_ARGUMENT_LARGE_INTEGER; /* real holds it, rounded */
+			else if (real == 0)
 				argument->type = RCO_ARGUMENT_REAL;
+			else if (real == -2 && kinds[i] != 'i' && kinds[i] != 'l')
+				return fail(2, error, "%s argument %d (%s): --scalar %s is out of the float32 "
+				            "range", name, i + 1, what, inputs[i].text);
 			else
 				return fail(2, error, "%s argument %d (%s): --scalar %s is not %s", name, i + 1,
 				            what, inputs[i].text,

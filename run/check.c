@@ -121,6 +121,9 @@ static int convert_number(const struct op_record *op, int index, const char *wha
 	number_text(argument, text, sizeof text);
 	int integer = argument->type == RCO_ARGUMENT_INTEGER;
 	double real = argument->real;
+	if (argument->type == RCO_ARGUMENT_LARGE_INTEGER && kind != 'f')
+		return fail(error, op, index, "%s: %s is out of the %s range", what, text,
+		            kind == 'i' ? "int32" : "int64");
 	if (kind == 'i' || kind == 'l') {
 		if (!integer) {
 			/* A whole number too large for an integer (1e30) is out of range;
@@ -176,7 +179,7 @@ int check_arguments(const struct op_record *op, const struct rco_argument *argum
 		const struct rco_argument *argument = &arguments[i];
 		int wants_tensor = op->kinds[i] == 'T';
 		if (argument->type != RCO_ARGUMENT_TENSOR && argument->type != RCO_ARGUMENT_INTEGER &&
-		    argument->type != RCO_ARGUMENT_REAL)
+		    argument->type != RCO_ARGUMENT_REAL && argument->type != RCO_ARGUMENT_LARGE_INTEGER)
 			return fail(error, op, i, "%s has an unknown type %d", what, (int)argument->type);
 		if (wants_tensor && argument->type != RCO_ARGUMENT_TENSOR) {
 			char text[128];

@@ -4,8 +4,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +21,7 @@
 #include "diag.h"
 #include "exec.h"
 #include "fsutil.h"
+#include "inputs.h"
 #include "interrupt.h"
 #include "opsrecord.h"
 #include "plan.h"
@@ -39,6 +42,7 @@ struct call {
 	struct diag diag;
 	const struct bco_request *request;
 	int lock_fd;
+	struct buildlog *log; /* its append descriptor is closed at the end */
 	struct interrupt_guard interrupts; /* from the lock to the end of the call */
 	int catching_interrupts;
 	struct op *ops;
@@ -69,6 +73,8 @@ static int call_end(struct call *call, int status, bco_error **error)
 			status = interrupt_fail(&call->diag, caught);
 		}
 	}
+	if (call->log)
+		buildlog_close_append(call->log);
 	if (call->lock_fd >= 0)
 		close(call->lock_fd); /* closing the descriptor releases the flock */
 	if (status != 0 && call->diag.kind == BCO_OK)
@@ -98,81 +104,13 @@ static void report(const struct bco_request *request, enum bco_message_kind kind
 		request->progress(request->progress_context, kind, text);
 }
 
-/* Checks that a list the caller gave has no NULL entries. */
-static int check_list(struct diag *diag, const char *what, const char *const *items, size_t count)
-{
-	if (count && !items)
-		return diag_fail(diag, BCO_ERROR_USAGE, "%s: %zu given but the list is NULL", what, count);
-	for (size_t i = 0; i < count; i++)
-		if (!items[i])
-			return diag_fail(diag, BCO_ERROR_USAGE, "%s: entry %zu is NULL", what, i + 1);
-	return 0;
-}
-
-static int check_request_lists(struct call *call)
-{
-	const struct bco_request *r = call->request;
-	struct diag *diag = &call->diag;
-	if (r->function_count && !r->functions)
-		return diag_fail(diag, BCO_ERROR_USAGE, "function names: %zu given but the list is NULL",
-		                 r->function_count);
-	return check_list(diag, "schemas", r->schemas, r->schema_count) ||
-	       check_list(diag, "sources", r->sources, r->source_count) ||
-	       check_list(diag, "includes", r->includes, r->include_count) ||
-	       check_list(diag, "cflags", r->cflags, r->cflag_count) ||
-	       check_list(diag, "launcher", r->launcher, r->launcher_count) ? -1 : 0;
-}
-
 static int validate_request_ops(struct call *call)
 {
 	const struct bco_request *r = call->request;
-	if (check_request_lists(call) != 0)
+	if (inputs_check_lists(r, &call->diag) != 0)
 		return -1;
 	return validate_ops(&call->arena, r->functions, r->function_count, r->schemas, r->schema_count,
 	                    r->progress, r->progress_context, &call->ops, &call->op_count, &call->diag);
-}
-
-/* The library name without its extension, as the original's splitext. */
-static const char *library_name(struct call *call)
-{
-	const char *name = call->request->name;
-	if (!name || !*name) {
-		diag_fail(&call->diag, BCO_ERROR_USAGE, "no library name: give one, such as 'relu'");
-		return NULL;
-	}
-	for (const char *p = name; *p; p++) {
-		if (*p == '/' || (unsigned char)*p < 0x20) {
-			diag_fail(&call->diag, BCO_ERROR_INPUT,
-			          "library name '%s' must be a file name, without '/' or control characters",
-			          name);
-			return NULL;
-		}
-	}
-	const char *dot = strrchr(name, '.');
-	const char *first = name;
-	while (*first == '.')
-		first++;
-	size_t length = dot && dot > first ? (size_t)(dot - name) : strlen(name);
-	char *base = arena_strndup(&call->arena, name, length);
-	if (strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
-		diag_fail(&call->diag, BCO_ERROR_INPUT, "library name '%s' is not a file name", name);
-		return NULL;
-	}
-	return base;
-}
-
-static int check_sources(struct call *call)
-{
-	const struct bco_request *r = call->request;
-	if (r->source_count == 0)
-		return diag_fail(&call->diag, BCO_ERROR_USAGE,
-		                 "no kernel sources: give the C++ files that define the ops");
-	for (size_t i = 0; i < r->source_count; i++) {
-		if (access(r->sources[i], R_OK) != 0)
-			return diag_fail(&call->diag, BCO_ERROR_INPUT, "cannot read source %s: %s",
-			                 r->sources[i], strerror(errno));
-	}
-	return 0;
 }
 
 static int cflags_contain(const struct bco_request *request, const char *flag)
@@ -180,6 +118,38 @@ static int cflags_contain(const struct bco_request *request, const char *flag)
 	for (size_t i = 0; i < request->cflag_count; i++)
 		if (strcmp(request->cflags[i], flag) == 0)
 			return 1;
+	return 0;
+}
+
+/* Waits while a process group named in the lock file lives: the tools that
+ * a build killed outright (SIGKILL) left running, which would otherwise
+ * overwrite this build's outputs.  A tool that started a session of its own
+ * (a compiler cache's server) is not waited for. */
+static int wait_for_orphans(struct call *call, const char *build_dir)
+{
+	char text[4096];
+	ssize_t length = pread(call->lock_fd, text, sizeof text - 1, 0);
+	if (length <= 0)
+		return 0;
+	text[length] = '\0';
+	int reported = 0;
+	for (char *line = text, *end; *line; line = end) {
+		long group = strtol(line, &end, 10);
+		if (end == line)
+			break;
+		while (group > 1 && (kill((pid_t)-group, 0) == 0 || errno == EPERM)) {
+			if (interrupt_caught())
+				return interrupt_fail(&call->diag, interrupt_caught());
+			if (!reported) {
+				report(call->request, BCO_MESSAGE_STATUS,
+				       arena_printf(&call->arena, "waiting for the tools of a killed build of %s to "
+				                    "end (process group %ld)", build_dir, group));
+				reported = 1;
+			}
+			struct timespec pause = { 0, 50L * 1000 * 1000 };
+			nanosleep(&pause, NULL);
+		}
+	}
 	return 0;
 }
 
@@ -194,7 +164,7 @@ static int take_lock(struct call *call, const char *build_dir)
 	int reported = 0;
 	for (;;) {
 		if (flock(call->lock_fd, LOCK_EX | LOCK_NB) == 0)
-			return 0;
+			return wait_for_orphans(call, build_dir);
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return diag_fail(&call->diag, BCO_ERROR_SYSTEM, "cannot lock %s: %s", path, strerror(errno));
 		if (interrupt_caught())
@@ -250,18 +220,131 @@ static void explain_failure(void *context, const struct step *step, struct buffe
 	}
 }
 
-/* Records the new command hashes of the steps that ran. */
-static void update_log(struct buildlog *log, const struct plan *plan, const struct toolchain *toolchain)
+/* Records each step in the build log as it finishes, so that a build
+ * killed half-way redoes only what was not finished; keeps the process
+ * groups of the running steps in the lock file (see wait_for_orphans). */
+struct recorder {
+	struct state *state;
+	struct diag diag;  /* the first failure to write the log */
+	int failed;
+	int lock_fd;
+	pid_t *groups;     /* per step: its process group while it runs, else 0 */
+};
+
+/* Rewrites the lock file with the running steps' process groups.  At
+ * worst a failure leaves stale numbers, which the next build finds dead. */
+static void note_running(struct recorder *recorder)
 {
-	for (size_t i = 0; i < plan->step_count; i++) {
-		const struct step *step = &plan->steps[i];
-		for (size_t o = 0; o < step->output_count; o++) {
-			if (step->state == STEP_SUCCEEDED)
-				buildlog_record(log, step->outputs[o], state_command_hash(plan, i, toolchain));
-			else if (step->state == STEP_FAILED)
-				buildlog_forget(log, step->outputs[o]);
-		}
+	char text[4096];
+	size_t length = 0;
+	const struct plan *plan = recorder->state->plan;
+	for (size_t i = 0; i < plan->step_count && length + 24 < sizeof text; i++)
+		if (recorder->groups[i])
+			length += (size_t)snprintf(text + length, sizeof text - length, "%ld\n",
+			                           (long)recorder->groups[i]);
+	if (length && pwrite(recorder->lock_fd, text, length, 0) != (ssize_t)length)
+		return;
+	if (ftruncate(recorder->lock_fd, (off_t)length) != 0)
+		return;
+}
+
+static void step_spawned(void *context, size_t index, pid_t group)
+{
+	struct recorder *recorder = context;
+	recorder->groups[index] = group;
+	note_running(recorder);
+}
+
+static void step_starting(void *context, size_t index)
+{
+	struct recorder *recorder = context;
+	state_step_starting(recorder->state, index);
+}
+
+static void step_finished(void *context, size_t index)
+{
+	struct recorder *recorder = context;
+	struct state *state = recorder->state;
+	const struct plan *plan = state->plan;
+	const struct step *step = &plan->steps[index];
+	if (recorder->groups[index]) {
+		recorder->groups[index] = 0;
+		note_running(recorder);
 	}
+	uint64_t inputs;
+	if (step->state != STEP_SUCCEEDED || recorder->failed || !state_step_finished(state, index, &inputs))
+		return;
+	char **names = arena_array(state->arena, step->output_count + 1, sizeof(char *));
+	for (size_t o = 0; o < step->output_count; o++)
+		names[o] = (char *)plan_output_name(plan, step->outputs[o]);
+	if (buildlog_append(state->log, names, step->output_count, state->library,
+	                    state_command_hash(plan, index, state->toolchain), inputs, &recorder->diag) != 0)
+		recorder->failed = 1;
+}
+
+static int ends_with(const char *text, const char *suffix)
+{
+	size_t length = strlen(text), suffix_length = strlen(suffix);
+	return length > suffix_length && strcmp(text + length - suffix_length, suffix) == 0;
+}
+
+/* Whether name (in the build directory) is a step's output this time. */
+static int build_makes(const struct plan *plan, const char *name)
+{
+	for (size_t i = 0; i < plan->step_count; i++)
+		for (size_t o = 0; o < plan->steps[i].output_count; o++)
+			if (strcmp(plan_output_name(plan, plan->steps[i].outputs[o]), name) == 0)
+				return 1;
+	return 0;
+}
+
+/* Deletes what an earlier build of this library recorded and this one does
+ * not make (the other layout's libraries, the objects of a dropped source),
+ * as ninja -t cleandead does, so that nothing stale passes for this build's
+ * output.  Other libraries' outputs in the directory stay. */
+static int remove_dead_outputs(struct call *call, const struct plan *plan, struct state *state,
+                               const char *build_dir)
+{
+	struct buildlog *log = state->log;
+	for (size_t i = log->length; i-- > 0;) {
+		const char *output = log->entries[i].output;
+		const char *library = log->entries[i].library;
+		/* An entry of a version 1 log names no library: it was this one's.
+		 * Only objects and libraries are steps' outputs: a damaged log
+		 * never makes a source, the log or the lock go. */
+		if ((*library && strcmp(library, state->library) != 0) || build_makes(plan, output) ||
+		    !(ends_with(output, ".o") || ends_with(output, ".so")))
+			continue;
+		char *path = arena_printf(&call->arena, "%s/%s", build_dir, output);
+		if (unlink(path) != 0 && errno != ENOENT)
+			return diag_fail(&call->diag, BCO_ERROR_SYSTEM,
+			                 "cannot remove %s, left over from an earlier build: %s", path,
+			                 strerror(errno));
+		buildlog_forget(log, output);
+		state->log_changed = 1;
+	}
+	return 0;
+}
+
+/* Warns, once, of inputs dated in the future. */
+static void report_future(struct call *call, struct state *state, int *warned)
+{
+	if (*warned || state->future.length == 0)
+		return;
+	*warned = 1;
+	char date[64];
+	struct tm utc;
+	time_t seconds = state->first_future_time.tv_sec;
+	if (!gmtime_r(&seconds, &utc) || strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &utc) == 0)
+		snprintf(date, sizeof date, "%lld s after the epoch", (long long)seconds);
+	const char *first = state->future.items[0];
+	char *text = state->future.length == 1
+		? arena_printf(&call->arena, "%s is dated %s, in the future; check the clock "
+		               "(it is rebuilt when its date changes, not at every build)", first, date)
+		: arena_printf(&call->arena, "%zu inputs are dated in the future, such as %s (%s); check "
+		               "the clock (each is rebuilt when its date changes, not at every build)",
+		               state->future.length, first, date);
+	report(call->request, BCO_MESSAGE_WARNING, text);
 }
 
 static int jobs_of(const struct bco_request *request)
@@ -277,8 +360,10 @@ static int run_build(struct call *call, bco_result **result)
 	const struct bco_request *request = call->request;
 	struct arena *arena = &call->arena;
 	struct diag *diag = &call->diag;
-	const char *name = library_name(call);
-	if (!name || validate_request_ops(call) != 0 || check_sources(call) != 0)
+	const char *name = inputs_library_name(arena, request->name, diag);
+	const char *const *sources = NULL;
+	if (!name || validate_request_ops(call) != 0 ||
+	    inputs_sources(arena, request, &sources, diag) != 0)
 		return -1;
 	if (request->jobs < 0)
 		return diag_fail(diag, BCO_ERROR_USAGE, "jobs must be at least 1 (0 means one per CPU)");
@@ -287,52 +372,81 @@ static int run_build(struct call *call, bco_result **result)
 	if (target_resolve(arena, request, !request->dry_run, &toolchain, diag) != 0)
 		return -1;
 	call->toolchain = toolchain;
-	const char *build_dir = request->build_dir && *request->build_dir ? request->build_dir : "build";
+	const char *build_dir = inputs_build_dir(arena, request->build_dir, diag);
+	if (!build_dir || inputs_check_users_files(arena, build_dir, diag) != 0)
+		return -1;
 	int pack = request->target == BCO_TARGET_XTENSA && !cflags_contain(request, "-g");
 	struct plan plan;
-	if (plan_build(arena, &toolchain, build_dir, name, request->sources, request->source_count,
+	if (plan_build(arena, &toolchain, build_dir, name, sources, request->source_count,
 	               request->multicore, pack, &plan, diag) != 0)
 		return -1;
 
-	/* Every input is checked: from here on the build writes, and an
-	 * interrupt stops it cleanly. */
-	if (fs_make_directories(arena, build_dir, diag) != 0)
-		return -1;
-	if (interrupt_catch(&call->interrupts, -1) != 0)
-		return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot catch SIGINT and SIGTERM: %s", strerror(errno));
-	call->catching_interrupts = 1;
-	if (take_lock(call, build_dir) != 0)
-		return -1;
-	char cwd[PATH_MAX];
-	if (!getcwd(cwd, sizeof cwd))
-		return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot read the working directory: %s", strerror(errno));
-	if (compdb_write(arena, &plan, cwd, arena_printf(arena, "%s/compile_commands.json", build_dir), diag) != 0)
-		return -1;
-
+	const char *wrapper = codegen_wrapper(arena, call->ops, call->op_count,
+	                                      target_stack_switch_tail(request->target));
+	char *log_path = arena_printf(arena, "%s/.build-custom-op.log", build_dir);
+	/* In the arena: call_end closes its append descriptor even after an
+	 * out-of-memory jump left this frame. */
+	struct buildlog *log = arena_alloc(arena, sizeof *log);
+	struct state state;
+	int warned = 0;
 	if (request->dry_run) {
+		/* Nothing is written, not even the build directory: the steps
+		 * that would run are reported, as ninja -n does. */
+		buildlog_load(arena, log_path, build_dir, log);
+		state_init(&state, arena, &plan, log, &toolchain, name, -1);
+		if (!fs_holds(arena, plan.wrapper_source, wrapper, strlen(wrapper)))
+			plan.files[plan.compile_count - 1].changed = 1;
+		state_mark_up_to_date(&state);
+		report_future(call, &state, &warned);
 		for (size_t i = 0; i < plan.step_count; i++) {
+			if (plan.steps[i].state != STEP_PENDING)
+				continue;
 			struct buffer command;
 			buffer_init(&command, arena);
 			buffer_put_shell_command(&command, plan.steps[i].argv);
 			report(request, BCO_MESSAGE_COMMAND, command.data);
 		}
 	} else {
-		const char *wrapper = codegen_wrapper(arena, call->ops, call->op_count,
-		                                      target_stack_switch_tail(request->target));
+		/* Every input is checked: from here on the build writes, and an
+		 * interrupt stops it cleanly. */
+		if (fs_make_directories(arena, build_dir, diag) != 0)
+			return -1;
+		if (interrupt_catch(&call->interrupts, -1) != 0)
+			return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot catch SIGINT, SIGTERM and SIGHUP: %s",
+			                 strerror(errno));
+		call->catching_interrupts = 1;
+		if (take_lock(call, build_dir) != 0)
+			return -1;
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof cwd))
+			return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot read the working directory: %s", strerror(errno));
+		if (compdb_write(arena, &plan, cwd, arena_printf(arena, "%s/compile_commands.json", build_dir), diag) != 0 ||
+		    inputs_claim_compile_commands(arena, build_dir, diag) != 0)
+			return -1;
 		if (fs_write_atomic(arena, plan.wrapper_source, wrapper, strlen(wrapper), diag) != 0)
 			return -1;
-		char *log_path = arena_printf(arena, "%s/.build-custom-op.log", build_dir);
-		struct buildlog log;
-		buildlog_load(arena, log_path, &log);
-		size_t to_run = state_mark_up_to_date(arena, &plan, &log, &toolchain);
-		if (to_run > 0) {
+		buildlog_load(arena, log_path, build_dir, log);
+		state_init(&state, arena, &plan, log, &toolchain, name, call->lock_fd);
+		size_t to_run = state_mark_up_to_date(&state);
+		report_future(call, &state, &warned);
+		if (remove_dead_outputs(call, &plan, &state, build_dir) != 0)
+			return -1;
+		if (to_run > 0 || state.log_changed) {
 			/* Forget what is about to be rebuilt first: a build killed
 			 * mid-step must not leave a partial output that the log vouches for. */
 			for (size_t i = 0; i < plan.step_count; i++)
 				if (plan.steps[i].state == STEP_PENDING)
 					for (size_t o = 0; o < plan.steps[i].output_count; o++)
-						buildlog_forget(&log, plan.steps[i].outputs[o]);
-			if (buildlog_save(&log, log_path, diag) != 0)
+						buildlog_forget(log, plan_output_name(&plan, plan.steps[i].outputs[o]));
+			if (buildlog_save(log, log_path, diag) != 0)
+				return -1;
+		}
+		if (to_run > 0) {
+			struct recorder recorder = { .state = &state, .lock_fd = call->lock_fd };
+			recorder.groups = arena_array(arena, plan.step_count, sizeof(pid_t));
+			diag_init(&recorder.diag, arena);
+			call->log = log;
+			if (buildlog_open_append(log, log_path, diag) != 0)
 				return -1;
 			struct exec_options options = {
 				.jobs = jobs_of(request),
@@ -343,16 +457,18 @@ static int run_build(struct call *call, bco_result **result)
 				.progress_context = call,
 				.explain_failure = explain_failure,
 				.explain_context = call,
+				.step_starting = step_starting,
+				.step_spawned = step_spawned,
+				.step_finished = step_finished,
+				.hook_context = &recorder,
 			};
 			int status = exec_run(arena, plan.steps, plan.step_count, &options, diag);
-			update_log(&log, &plan, &toolchain);
-			struct diag save_diag;
-			diag_init(&save_diag, arena);
-			int saved = buildlog_save(&log, log_path, &save_diag);
+			buildlog_close_append(log);
+			report_future(call, &state, &warned);
 			if (status != 0)
 				return -1;
-			if (saved != 0) {
-				*diag = save_diag;
+			if (recorder.failed) {
+				*diag = recorder.diag;
 				return -1;
 			}
 		}
@@ -402,7 +518,14 @@ int bco_build(const struct bco_request *request, bco_result **result, bco_error 
 		diag_fail(&call->diag, BCO_ERROR_USAGE, "bco_build needs a request and a place for the result");
 		return call_end(call, -1, error);
 	}
-	return call_end(call, run_build(call, result), error);
+	int kind = call_end(call, run_build(call, result), error);
+	if (kind != BCO_OK) {
+		/* An interrupt seen after the last step fails the call: an error
+		 * never comes with a result. */
+		bco_result_free(*result);
+		*result = NULL;
+	}
+	return kind;
 }
 
 int bco_generate_wrapper(const struct bco_request *request, char **text, bco_error **error)

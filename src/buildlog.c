@@ -1,21 +1,26 @@
-/* buildlog.c - the command hashes of the last build of each output.
+/* buildlog.c - what the last build made, and from what.
  *
- * The file is text: the header line, then "<16 hex digits> <output>" per
- * line.  In memory the entries stay sorted by output so that a lookup is a
- * binary search; loading sorts once, so a log of many outputs loads in
+ * In memory the entries stay sorted by output so that a lookup is a binary
+ * search; loading sorts once, so a log of many outputs loads in
  * O(n log n). */
 #include "buildlog.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "buffer.h"
 #include "diag.h"
 #include "fsutil.h"
 
-#define BUILDLOG_HEADER "# build-custom-op log 1\n"
+#define BUILDLOG_HEADER "# build-custom-op log 2\n"
+#define BUILDLOG_HEADER_1 "# build-custom-op log 1\n"
 #define HASH_DIGITS 16
+/* In place of the inputs hash: an entry of a version 1 log, not yet checked. */
+#define NO_INPUTS "----------------"
 
 #define FNV_OFFSET_BASIS 0xcbf29ce484222325u
 #define FNV_PRIME 0x100000001b3u
@@ -42,7 +47,17 @@ static uint64_t hash_length(uint64_t hash, uint64_t length)
 	return hash_bytes(hash, bytes, sizeof bytes);
 }
 
-static uint64_t hash_field(uint64_t hash, const char *text)
+uint64_t buildlog_hash_start(void)
+{
+	return FNV_OFFSET_BASIS;
+}
+
+uint64_t buildlog_hash_number(uint64_t hash, uint64_t number)
+{
+	return hash_length(hash, number);
+}
+
+uint64_t buildlog_hash_field(uint64_t hash, const char *text)
 {
 	if (!text)
 		return hash_length(hash, NULL_FIELD);
@@ -55,10 +70,10 @@ uint64_t buildlog_hash_command(char *const *argv, const char *const *extra, size
 {
 	uint64_t hash = FNV_OFFSET_BASIS;
 	for (size_t i = 0; argv && argv[i]; i++)
-		hash = hash_field(hash, argv[i]);
+		hash = buildlog_hash_field(hash, argv[i]);
 	hash = hash_length(hash, END_OF_ARGV);
 	for (size_t i = 0; i < extra_count; i++)
-		hash = hash_field(hash, extra[i]);
+		hash = buildlog_hash_field(hash, extra[i]);
 	return hash;
 }
 
@@ -82,10 +97,11 @@ static int find(const struct buildlog *log, const char *output, size_t *index)
 	return 0;
 }
 
-/* An output the file format can hold: one line, not empty. */
+/* An output the file format can hold: a name in the build directory, on one line. */
 static int recordable(const char *output)
 {
-	return *output != '\0' && strchr(output, '\n') == NULL;
+	return *output != '\0' && strcmp(output, ".") != 0 && strcmp(output, "..") != 0 &&
+	       strpbrk(output, "/\n") == NULL;
 }
 
 static int parse_hash(const char *digits, uint64_t *hash)
@@ -120,7 +136,7 @@ static int compare_loaded(const void *a, const void *b)
 	return left->line < right->line ? -1 : left->line > right->line;
 }
 
-void buildlog_load(struct arena *arena, const char *path, struct buildlog *log)
+void buildlog_load(struct arena *arena, const char *path, const char *build_dir, struct buildlog *log)
 {
 	char *text = NULL;
 	size_t length = 0;
@@ -129,17 +145,61 @@ void buildlog_load(struct arena *arena, const char *path, struct buildlog *log)
 		text = NULL;
 		length = 0;
 	}
-	buildlog_parse(arena, text, length, log);
+	buildlog_parse(arena, text, length, build_dir, log);
 }
 
-void buildlog_parse(struct arena *arena, const char *text, size_t length, struct buildlog *log)
+/* Parses one line (without its newline) of a log of the given version into
+ * *entry; returns 0, or -1 when the line is damaged. */
+static int parse_line(struct arena *arena, const char *line, size_t length, int version,
+                      const char *build_dir, struct buildlog_entry *entry)
+{
+	const char *end = line + length;
+	if (memchr(line, '\0', length) || length < HASH_DIGITS + 2 || line[HASH_DIGITS] != ' ' ||
+	    parse_hash(line, &entry->command_hash) != 0)
+		return -1;
+	const char *rest = line + HASH_DIGITS + 1;
+	if (version == 1) {
+		/* "<command> <build>/<output>": only outputs of this build directory. */
+		size_t prefix = strlen(build_dir);
+		if ((size_t)(end - rest) <= prefix + 1 || memcmp(rest, build_dir, prefix) != 0 ||
+		    rest[prefix] != '/')
+			return -1;
+		entry->output = arena_strndup(arena, rest + prefix + 1, (size_t)(end - rest) - prefix - 1);
+		entry->library = "";
+		entry->inputs_hash = 0;
+		entry->has_inputs = 0;
+	} else {
+		if ((size_t)(end - rest) < HASH_DIGITS + 1 || rest[HASH_DIGITS] != ' ')
+			return -1;
+		entry->has_inputs = memcmp(rest, NO_INPUTS, HASH_DIGITS) != 0;
+		entry->inputs_hash = 0;
+		if (entry->has_inputs && parse_hash(rest, &entry->inputs_hash) != 0)
+			return -1;
+		rest += HASH_DIGITS + 1;
+		const char *tab = memchr(rest, '\t', (size_t)(end - rest));
+		if (!tab)
+			return -1;
+		entry->library = arena_strndup(arena, rest, (size_t)(tab - rest));
+		entry->output = arena_strndup(arena, tab + 1, (size_t)(end - tab - 1));
+	}
+	return recordable(entry->output) ? 0 : -1;
+}
+
+void buildlog_parse(struct arena *arena, const char *text, size_t length, const char *build_dir,
+                    struct buildlog *log)
 {
 	log->arena = arena;
 	log->entries = NULL;
 	log->length = 0;
 	log->capacity = 0;
+	log->append_fd = -1;
+	int version;
 	size_t header_length = strlen(BUILDLOG_HEADER);
-	if (length < header_length || memcmp(text, BUILDLOG_HEADER, header_length) != 0)
+	if (length >= header_length && memcmp(text, BUILDLOG_HEADER, header_length) == 0)
+		version = 2;
+	else if (length >= header_length && memcmp(text, BUILDLOG_HEADER_1, header_length) == 0)
+		version = 1;
+	else
 		return;
 
 	/* Every entry line is at least HASH_DIGITS + 3 bytes long. */
@@ -151,15 +211,8 @@ void buildlog_parse(struct arena *arena, const char *text, size_t length, struct
 		const char *newline = memchr(line, '\n', (size_t)(end - line));
 		if (!newline)
 			break; /* a truncated last line */
-		size_t line_length = (size_t)(newline - line);
-		uint64_t hash;
-		if (line_length > HASH_DIGITS + 1 && line[HASH_DIGITS] == ' ' &&
-		    parse_hash(line, &hash) == 0 &&
-		    !memchr(line, '\0', line_length) && count < most) {
-			const char *output = line + HASH_DIGITS + 1;
-			loaded[count].entry.output =
-				arena_strndup(arena, output, (size_t)(newline - output));
-			loaded[count].entry.command_hash = hash;
+		if (count < most &&
+		    parse_line(arena, line, (size_t)(newline - line), version, build_dir, &loaded[count].entry) == 0) {
 			loaded[count].line = count;
 			count++;
 		}
@@ -177,37 +230,37 @@ void buildlog_parse(struct arena *arena, const char *text, size_t length, struct
 	}
 }
 
-int buildlog_lookup(const struct buildlog *log, const char *output, uint64_t *hash)
+const struct buildlog_entry *buildlog_find(const struct buildlog *log, const char *output)
 {
 	size_t index;
-	if (!find(log, output, &index))
-		return 0;
-	*hash = log->entries[index].command_hash;
-	return 1;
+	return find(log, output, &index) ? &log->entries[index] : NULL;
 }
 
-void buildlog_record(struct buildlog *log, const char *output, uint64_t hash)
+void buildlog_record(struct buildlog *log, const char *output, const char *library,
+                     uint64_t command_hash, uint64_t inputs_hash)
 {
 	if (!recordable(output))
 		return;
 	size_t index;
-	if (find(log, output, &index)) {
-		log->entries[index].command_hash = hash;
-		return;
+	if (!find(log, output, &index)) {
+		if (log->length == log->capacity) {
+			size_t capacity = log->capacity ? log->capacity * 2 : 16;
+			struct buildlog_entry *entries = arena_array(log->arena, capacity, sizeof *entries);
+			if (log->length)
+				memcpy(entries, log->entries, log->length * sizeof *entries);
+			log->entries = entries;
+			log->capacity = capacity;
+		}
+		memmove(&log->entries[index + 1], &log->entries[index],
+		        (log->length - index) * sizeof *log->entries);
+		log->entries[index].output = arena_strdup(log->arena, output);
+		log->length++;
 	}
-	if (log->length == log->capacity) {
-		size_t capacity = log->capacity ? log->capacity * 2 : 16;
-		struct buildlog_entry *entries = arena_array(log->arena, capacity, sizeof *entries);
-		if (log->length)
-			memcpy(entries, log->entries, log->length * sizeof *entries);
-		log->entries = entries;
-		log->capacity = capacity;
-	}
-	memmove(&log->entries[index + 1], &log->entries[index],
-	        (log->length - index) * sizeof *log->entries);
-	log->entries[index].output = arena_strdup(log->arena, output);
-	log->entries[index].command_hash = hash;
-	log->length++;
+	struct buildlog_entry *entry = &log->entries[index];
+	entry->library = arena_strdup(log->arena, library);
+	entry->command_hash = command_hash;
+	entry->inputs_hash = inputs_hash;
+	entry->has_inputs = 1;
 }
 
 void buildlog_forget(struct buildlog *log, const char *output)
@@ -220,17 +273,63 @@ void buildlog_forget(struct buildlog *log, const char *output)
 	log->length--;
 }
 
+static void put_entry(struct buffer *text, const struct buildlog_entry *entry)
+{
+	buffer_printf(text, "%016llx ", (unsigned long long)entry->command_hash);
+	if (entry->has_inputs)
+		buffer_printf(text, "%016llx", (unsigned long long)entry->inputs_hash);
+	else
+		buffer_puts(text, NO_INPUTS);
+	buffer_printf(text, " %s\t%s\n", entry->library, entry->output);
+}
+
 int buildlog_save(const struct buildlog *log, const char *path, struct diag *diag)
 {
 	struct buffer text;
 	buffer_init(&text, log->arena);
 	buffer_puts(&text, BUILDLOG_HEADER);
-	for (size_t i = 0; i < log->length; i++) {
-		const struct buildlog_entry *entry = &log->entries[i];
-		if (!recordable(entry->output))
-			continue;
-		buffer_printf(&text, "%016llx %s\n", (unsigned long long)entry->command_hash,
-		              entry->output);
-	}
+	for (size_t i = 0; i < log->length; i++)
+		put_entry(&text, &log->entries[i]);
 	return fs_write_atomic(log->arena, path, text.data, text.length, diag);
+}
+
+int buildlog_open_append(struct buildlog *log, const char *path, struct diag *diag)
+{
+	log->append_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (log->append_fd < 0)
+		return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot write the build log %s: %s", path,
+		                 strerror(errno));
+	return 0;
+}
+
+int buildlog_append(struct buildlog *log, char *const *outputs, size_t count, const char *library,
+                    uint64_t command_hash, uint64_t inputs_hash, struct diag *diag)
+{
+	struct buffer text;
+	buffer_init(&text, log->arena);
+	for (size_t i = 0; i < count; i++) {
+		if (!recordable(outputs[i]))
+			continue;
+		buildlog_record(log, outputs[i], library, command_hash, inputs_hash);
+		put_entry(&text, buildlog_find(log, outputs[i]));
+	}
+	/* One write per step: a build killed meanwhile leaves at most one
+	 * truncated last line, which the next load ignores. */
+	for (size_t done = 0; done < text.length;) {
+		ssize_t wrote = log->append_fd >= 0 ? write(log->append_fd, text.data + done, text.length - done) : -1;
+		if (wrote < 0 && errno == EINTR)
+			continue;
+		if (wrote <= 0)
+			return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot write the build log: %s",
+			                 wrote < 0 ? strerror(errno) : "nothing was written");
+		done += (size_t)wrote;
+	}
+	return 0;
+}
+
+void buildlog_close_append(struct buildlog *log)
+{
+	if (log->append_fd >= 0)
+		close(log->append_fd);
+	log->append_fd = -1;
 }

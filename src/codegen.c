@@ -57,7 +57,7 @@ char *codegen_wrapper(struct arena *arena, const struct op *ops, size_t count,
 {
 	struct buffer out;
 	buffer_init(&out, arena);
-	buffer_puts(&out, "// WARNING: AUTO GENERATED DO NOT EDIT\n");
+	buffer_puts(&out, CODEGEN_BANNER);
 	buffer_puts(&out, "#include \"neuron/wrapper_api.h\"\n\n");
 	for (size_t i = 0; i < count; i++)
 		emit_op(&out, &ops[i], stack_switch_tail);

@@ -7,6 +7,9 @@
 struct arena;
 struct op;
 
+/* The first line of every generated wrapper.cpp. */
+#define CODEGEN_BANNER "// WARNING: AUTO GENERATED DO NOT EDIT\n"
+
 /* Returns wrapper.cpp for ops: per op a forward declaration, <fn>_wrapper()
  * and <fn>_stack_switch(), then the registration table.  stack_switch_tail
  * is the end of each <fn>_wrapper body (the target decides it). */

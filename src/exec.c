@@ -1,14 +1,13 @@
 /* exec.c - run the steps of a build in parallel.
  *
  * One poll() loop watches every running job's output pipe plus a self-pipe
- * that the SIGINT, SIGTERM and SIGCHLD handlers write to, so a signal can
- * never arrive unnoticed between a check and the wait.  A job is over when
- * its pipe reached end of file and its process was reaped.
- *
- * The handlers need the self-pipe's descriptor, which is the only state
- * outside the arena; it is set and cleared within one exec_run call, so two
- * threads must not run exec_run at the same time (signal dispositions are
- * process-wide anyway). */
+ * that the interrupt handler writes to, so an interrupt can never arrive
+ * unnoticed between a check and the wait.  A job is over when its pipe
+ * reached end of file and its process was reaped.  As ninja does, the loop
+ * does not rely on SIGCHLD (a caller may block it): once a job's pipe has
+ * closed, its process is waited for with waitpid, polling with a short,
+ * growing timeout for the moment between the close and the exit.  All the
+ * state of a run is its own, so threads may run exec_run at once. */
 #include "exec.h"
 
 #include <errno.h>
@@ -30,11 +29,10 @@
 
 /* How long a job may ignore SIGTERM after an interrupt before SIGKILL. */
 #define KILL_GRACE_MILLISECONDS 2000
+/* The longest wait between two looks for an exited job whose pipe is closed. */
+#define REAP_POLL_MILLISECONDS 50
 
 extern char **environ;
-
-/* The self-pipe SIGCHLD writes to; shared with the handler. */
-static volatile sig_atomic_t child_pipe_fd = -1;
 
 struct job {
 	int active;
@@ -68,24 +66,10 @@ struct run {
 	int failed;
 	char *first_failure;
 	int handlers_installed;
+	int reap_wait;           /* milliseconds until the next look for exited jobs */
 	struct interrupt_guard interrupts;
-	struct sigaction saved_child;
 	jmp_buf *outer_out_of_memory;
 };
-
-static void on_child(int signal_number)
-{
-	int saved_errno = errno;
-	(void)signal_number;
-	if (child_pipe_fd >= 0) {
-		char byte = 0;
-		/* A full pipe already holds a pending wakeup, so a failed write
-		 * loses nothing. */
-		ssize_t ignored = write(child_pipe_fd, &byte, 1);
-		(void)ignored;
-	}
-	errno = saved_errno;
-}
 
 static void report(struct run *run, enum bco_message_kind kind, const char *text)
 {
@@ -138,9 +122,7 @@ static int restore_handlers(struct run *run)
 {
 	if (!run->handlers_installed)
 		return 0;
-	sigaction(SIGCHLD, &run->saved_child, NULL);
 	run->handlers_installed = 0;
-	child_pipe_fd = -1;
 	return interrupt_release(&run->interrupts);
 }
 
@@ -148,19 +130,6 @@ static int install_handlers(struct run *run)
 {
 	if (interrupt_catch(&run->interrupts, run->self_pipe[1]) != 0)
 		return -1;
-	struct sigaction action;
-	memset(&action, 0, sizeof action);
-	action.sa_handler = on_child;
-	sigemptyset(&action.sa_mask);
-	action.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-	child_pipe_fd = run->self_pipe[1];
-	if (sigaction(SIGCHLD, &action, &run->saved_child) != 0) {
-		int saved = errno;
-		child_pipe_fd = -1;
-		interrupt_release(&run->interrupts);
-		errno = saved;
-		return -1;
-	}
 	run->handlers_installed = 1;
 	return 0;
 }
@@ -311,6 +280,8 @@ static void start_step(struct run *run, size_t index)
 	                            step->action ? step->action : "",
 	                            step->target ? step->target : "");
 	report(run, BCO_MESSAGE_STATUS, status);
+	if (run->options->step_starting)
+		run->options->step_starting(run->options->hook_context, index);
 
 	int error = spawn_job(run, job, step);
 	if (error != 0) {
@@ -319,6 +290,8 @@ static void start_step(struct run *run, size_t index)
 		                            step->argv && step->argv[0] ? step->argv[0] : "",
 		                            strerror(error));
 		fail_step(run, step);
+		if (run->options->step_finished)
+			run->options->step_finished(run->options->hook_context, index);
 		return;
 	}
 	/* A slot is free: start_ready_steps keeps running below job_slots. */
@@ -328,6 +301,8 @@ static void start_step(struct run *run, size_t index)
 	job->exit_status = 0;
 	buffer_init(&job->output, run->arena);
 	run->running++;
+	if (run->options->step_spawned)
+		run->options->step_spawned(run->options->hook_context, index, job->pid);
 }
 
 static void start_ready_steps(struct run *run)
@@ -441,15 +416,25 @@ static void finish_job(struct run *run, struct job *job)
 		/* Whatever it wrote may be partial, even if it exited 0. */
 		step->state = STEP_FAILED;
 		delete_outputs(step);
-		return;
-	}
-	if (job->exit_status != 0) {
+	} else if (job->exit_status != 0) {
 		fail_step(run, step);
-		return;
+	} else {
+		step->state = STEP_SUCCEEDED;
+		if (job->output.length)
+			report(run, BCO_MESSAGE_OUTPUT, step->output);
 	}
-	step->state = STEP_SUCCEEDED;
-	if (job->output.length)
-		report(run, BCO_MESSAGE_OUTPUT, step->output);
+	if (run->options->step_finished)
+		run->options->step_finished(run->options->hook_context, job->step);
+}
+
+/* Whether a job's process may have exited unseen: its pipe is closed (or,
+ * after an interrupt, something it left behind may hold the pipe open). */
+static int awaiting_exit(const struct run *run)
+{
+	for (size_t i = 0; i < run->job_slots; i++)
+		if (run->jobs[i].active && !run->jobs[i].reaped && (run->jobs[i].fd < 0 || run->interrupted))
+			return 1;
+	return 0;
 }
 
 /* Waits for output, an exited job or a signal, and handles what came.
@@ -470,8 +455,19 @@ static int wait_for_events(struct run *run)
 		count++;
 	}
 	int timeout = -1;
-	if (run->interrupted && !run->killed_hard)
-		timeout = milliseconds_until(run->kill_deadline);
+	if (awaiting_exit(run)) {
+		/* No SIGCHLD tells when it exits: look again soon, then less often. */
+		timeout = run->reap_wait;
+		run->reap_wait = run->reap_wait * 2 > REAP_POLL_MILLISECONDS ? REAP_POLL_MILLISECONDS
+		                                                             : run->reap_wait * 2;
+	} else {
+		run->reap_wait = 1;
+	}
+	if (run->interrupted && !run->killed_hard) {
+		int until_kill = milliseconds_until(run->kill_deadline);
+		if (timeout < 0 || until_kill < timeout)
+			timeout = until_kill;
+	}
 	int ready = poll(run->pollfds, (nfds_t)count, timeout);
 	if (ready < 0 && errno != EINTR)
 		return -1;
@@ -562,6 +558,7 @@ int exec_run(struct arena *arena, struct step *steps, size_t step_count,
 	run->options = options;
 	run->diag = diag;
 	run->self_pipe[0] = run->self_pipe[1] = -1;
+	run->reap_wait = 1;
 	run->outer_out_of_memory = arena->out_of_memory;
 	char *empty = arena_strdup(arena, "");
 	for (size_t i = 0; i < step_count; i++) {

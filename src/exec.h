@@ -3,14 +3,16 @@
  * Steps form a graph (each names the steps it waits for).  Ready steps are
  * spawned with posix_spawn and no shell, each in its own process group, with
  * stdout and stderr on one pipe whose content is reported whole when the
- * step ends.  SIGINT and SIGTERM are caught for the duration of exec_run
- * (see interrupt.h: an ignored one stays ignored, and a caller's guard may
- * already hold them), SIGCHLD too, and every previous disposition is
- * restored before it returns. */
+ * step ends.  SIGINT, SIGTERM and SIGHUP are caught for the duration of
+ * exec_run (see interrupt.h: an ignored one stays ignored, and a caller's
+ * guard may already hold them), and every previous disposition is restored
+ * before it returns.  SIGCHLD may be blocked by the caller: no wakeup from
+ * it is needed. */
 #ifndef EXEC_H
 #define EXEC_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "buildcustomop.h"
 
@@ -53,6 +55,13 @@ struct exec_options {
 	 * (for example what the schema requires of an undefined kernel). */
 	void (*explain_failure)(void *context, const struct step *step, struct buffer *report);
 	void *explain_context;
+	/* Called just before step index is spawned, once it runs in process
+	 * group `group`, and once it is over (its state SUCCEEDED or FAILED);
+	 * any may be NULL. */
+	void (*step_starting)(void *context, size_t index);
+	void (*step_spawned)(void *context, size_t index, pid_t group);
+	void (*step_finished)(void *context, size_t index);
+	void *hook_context;
 };
 
 /* Runs every pending step whose dependencies succeeded.

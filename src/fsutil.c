@@ -3,11 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arena.h"
@@ -55,7 +57,7 @@ int fs_read_file(struct arena *arena, const char *path, char **text, size_t *len
 	return 0;
 }
 
-static int same_content(struct arena *arena, const char *path, const char *bytes, size_t length)
+int fs_holds(struct arena *arena, const char *path, const char *bytes, size_t length)
 {
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uintmax_t)st.st_size != length)
@@ -67,13 +69,35 @@ static int same_content(struct arena *arena, const char *path, const char *bytes
 	return old_length == length && memcmp(old, bytes, length) == 0;
 }
 
+/* Creates a new file beside path, named path.tmpXXXXXX, with the mode a
+ * plain creat() gives (0666 less the umask, which is never changed, as
+ * another thread may be creating files).  Returns its descriptor and name,
+ * or -1 with errno set. */
+static int create_temporary(struct arena *arena, const char *path, char **name)
+{
+	static atomic_uint counter;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	uint64_t seed = (uint64_t)now.tv_nsec ^ (uint64_t)now.tv_sec << 20 ^ (uint64_t)getpid() << 40;
+	for (int attempt = 0; attempt < 100; attempt++) {
+		uint64_t value = seed + atomic_fetch_add(&counter, 1) * 0x9e3779b97f4a7c15u;
+		value ^= value >> 29;
+		*name = arena_printf(arena, "%s.tmp%06llx", path, (unsigned long long)(value & 0xffffff));
+		int fd = open(*name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
 int fs_write_atomic(struct arena *arena, const char *path, const char *bytes,
                     size_t length, struct diag *diag)
 {
-	if (same_content(arena, path, bytes, length))
+	if (fs_holds(arena, path, bytes, length))
 		return 0;
-	char *temporary = arena_printf(arena, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(temporary);
+	char *temporary;
+	int fd = create_temporary(arena, path, &temporary);
 	if (fd < 0)
 		return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot create %s: %s", temporary, strerror(errno));
 	size_t done = 0;
@@ -89,10 +113,7 @@ int fs_write_atomic(struct arena *arena, const char *path, const char *bytes,
 		}
 		done += (size_t)wrote;
 	}
-	/* mkstemp creates 0600; give the file the mode a plain creat() would. */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0 || close(fd) != 0) {
+	if (close(fd) != 0) {
 		int saved = errno;
 		unlink(temporary);
 		return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot write %s: %s", path, strerror(saved));
@@ -135,6 +156,15 @@ int fs_mtime(const char *path, struct timespec *mtime)
 	if (stat(path, &st) != 0)
 		return -1;
 	*mtime = st.st_mtim;
+	return 0;
+}
+
+int fs_touch_now(int fd, struct timespec *now)
+{
+	struct stat st;
+	if (futimens(fd, NULL) != 0 || fstat(fd, &st) != 0)
+		return -1;
+	*now = st.st_mtim;
 	return 0;
 }
 

@@ -11,8 +11,12 @@ struct diag;
 /* Reads path whole into *text (NUL-terminated) and *length.  Returns 0, or
  * -1 with errno set (the arena is untouched then). */
 int fs_read_file(struct arena *arena, const char *path, char **text, size_t *length);
+/* Returns 1 when path is (or links to) a regular file holding exactly the
+ * length bytes, else 0. */
+int fs_holds(struct arena *arena, const char *path, const char *bytes, size_t length);
 /* Writes length bytes to path through a temporary file and rename, unless
- * path already holds exactly those bytes (its mtime is then kept).
+ * path already holds exactly those bytes (its mtime is then kept).  The
+ * file gets the mode a plain creat() would give it.
  * Returns 0, or -1 with diag set. */
 int fs_write_atomic(struct arena *arena, const char *path, const char *bytes,
                     size_t length, struct diag *diag);
@@ -21,6 +25,10 @@ int fs_write_atomic(struct arena *arena, const char *path, const char *bytes,
 int fs_make_directories(struct arena *arena, const char *path, struct diag *diag);
 /* The modification time of path in *mtime; returns 0, or -1 when it cannot be read. */
 int fs_mtime(const char *path, struct timespec *mtime);
+/* Sets the modification time of the open file fd to now and reads it back
+ * into *now: the file system's time, as a file written now would get it.
+ * Returns 0, or -1 with errno set. */
+int fs_touch_now(int fd, struct timespec *now);
 /* Returns <0, 0, >0 as a is older than, as old as, or newer than b. */
 int fs_time_compare(struct timespec a, struct timespec b);
 /* Returns the last path component of path (a pointer into path). */

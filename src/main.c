@@ -1,20 +1,23 @@
-/* main.c - the build-custom-op command: options in, artifacts on stdout. */
+/* main.c - the build-custom-op command: the command line becomes a request
+ * (parse_command_line), and the request is carried out (carry_out). */
 #define _DEFAULT_SOURCE /* getopt_long */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "arena.h"
-#include "buffer.h"
 #include "buildcustomop.h"
-#include "diag.h"
+#include "console.h"
 #include "fsutil.h"
+#include "output_file.h"
 
 enum { EXIT_BUILD_ERROR = 1, EXIT_USAGE = 2 };
 
@@ -52,10 +55,12 @@ static const char usage_text[] =
 "                           with the SDK emulator; run with run-custom-op)\n"
 "  -j N                     run N steps at once (default: the number of CPUs)\n"
 "  -k, --keep-going         after a failure, go on with steps that do not need it\n"
-"  -n, --dry-run            print the commands, shell-quoted, and run none\n"
+"  -n, --dry-run            print the commands of the steps that would run,\n"
+"                           shell-quoted, and run none; writes nothing\n"
 "  -v, --verbose            print each command as it runs\n"
-"      --launcher CMD       put CMD before each compile, e.g. ccache or distcc\n"
-"                           (default: $CUSTOM_OP_LAUNCHER)\n"
+"      --launcher CMD       put CMD before each compile, e.g. ccache or distcc;\n"
+"                           its words are split as a shell splits them, with\n"
+"                           nothing expanded (default: $CUSTOM_OP_LAUNCHER)\n"
 "      --emit-wrapper FILE  only write wrapper.cpp to FILE ('-' for stdout);\n"
 "                           needs no toolchain and no SOURCE\n"
 "\n"
@@ -78,8 +83,9 @@ static const char usage_text[] =
 "  build-custom-op --target host --multicore --name relu \\\n"
 "      --op 'my_ops::relu(Tensor x) -> Tensor' relu.cpp\n"
 "\n"
-"Exit status: 0 built, 1 input or build error, 2 usage error,\n"
-"130 or 143 interrupted.  See build-custom-op(1).\n";
+"Exit status: 0 built, 1 input or build error, 2 usage error.  Interrupted\n"
+"by a signal (SIGINT, SIGTERM, SIGHUP), it cleans up, then ends by that\n"
+"signal (a shell reports 130, 143 or 129).  See build-custom-op(1).\n";
 
 enum option_code {
 	OPTION_NAME = 256,
@@ -115,78 +121,40 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* How progress reaches the terminal. */
-struct console {
-	int status_on_terminal; /* rewrite the status line in place */
-	int status_shown;       /* a status line is on screen, unterminated */
-	size_t width;           /* the terminal's columns: longer status lines are cut */
-	int color;
-	int dry_run;
+enum action { ACTION_BUILD, ACTION_EMIT_WRAPPER, ACTION_HELP, ACTION_VERSION };
+
+/* What the command line asks for.  The request's lists point into argv and
+ * into the arrays below, which command_free releases. */
+struct command {
+	enum action action;
+	struct bco_request request;
+	const char *emit_wrapper; /* --emit-wrapper FILE */
+	const char *launcher;     /* --launcher CMD, else $CUSTOM_OP_LAUNCHER */
+	const char **functions, **schemas, **cflags, **includes;
+	char **defines;           /* the -DNAME flags made from -D NAME */
+	size_t define_count;
+	char **launcher_words;    /* the launcher's words (bco_split_words) */
+	int interrupted_by;       /* the signal that stopped the build, or 0 */
 };
 
-static void usage_error(const char *format, const char *argument)
+/* Prints a usage error with the hint to --help; returns the exit code. */
+static int usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *format, ...)
 {
 	fprintf(stderr, "%s: ", program);
-	fprintf(stderr, format, argument);
+	va_list args;
+	va_start(args, format);
+	vfprintf(stderr, format, args);
+	va_end(args);
 	fprintf(stderr, "\nTry '%s --help' for more information.\n", program);
-	exit(EXIT_USAGE);
+	return EXIT_USAGE;
 }
 
-static void clear_status(struct console *console)
+static int out_of_memory(void)
 {
-	if (console->status_shown) {
-		fputs("\r\033[K", stderr);
-		console->status_shown = 0;
-	}
-}
-
-static void show_progress(void *context, enum bco_message_kind kind, const char *text)
-{
-	struct console *console = context;
-	switch (kind) {
-	case BCO_MESSAGE_STATUS:
-		if (console->status_on_terminal) {
-			/* A line that wraps could not be rewritten in place. */
-			size_t length = strlen(text);
-			clear_status(console);
-			if (console->width > 4 && length >= console->width)
-				fprintf(stderr, "%.*s...", (int)(console->width - 4), text);
-			else
-				fputs(text, stderr);
-			console->status_shown = 1;
-		} else {
-			fprintf(stderr, "%s\n", text);
-		}
-		break;
-	case BCO_MESSAGE_COMMAND:
-		if (console->dry_run) {
-			printf("%s\n", text);
-			break;
-		}
-		clear_status(console);
-		fprintf(stderr, "%s\n", text);
-		break;
-	case BCO_MESSAGE_OUTPUT:
-		clear_status(console);
-		fputs(text, stderr);
-		if (*text && text[strlen(text) - 1] != '\n')
-			fputc('\n', stderr);
-		break;
-	case BCO_MESSAGE_WARNING:
-		clear_status(console);
-		fprintf(stderr, "%s: warning: %s\n", program, text);
-		break;
-	case BCO_MESSAGE_FAILURE:
-		clear_status(console);
-		if (console->color && strncmp(text, "FAILED:", 7) == 0)
-			fprintf(stderr, "\033[31mFAILED:\033[0m%s", text + 7);
-		else
-			fputs(text, stderr);
-		if (*text && text[strlen(text) - 1] != '\n')
-			fputc('\n', stderr);
-		break;
-	}
-	fflush(stderr);
+	fprintf(stderr, "%s: out of memory\n", program);
+	return EXIT_BUILD_ERROR;
 }
 
 /* Splits "FN=SCHEMA" when an '=' comes before the schema's "::". */
@@ -204,280 +172,343 @@ static void split_op(char *argument, const char **function, const char **schema)
 	}
 }
 
-static int parse_jobs(const char *text)
+/* Reads -j's value; returns 0 with *jobs set, or a usage error. */
+static int parse_jobs(const char *text, int *jobs)
 {
 	char *end;
 	errno = 0;
-	long jobs = strtol(text, &end, 10);
-	if (errno || end == text || *end || jobs < 1 || jobs > INT_MAX)
-		usage_error("-j needs a positive number of jobs, not '%s'", text);
-	return (int)jobs;
+	long value = strtol(text, &end, 10);
+	if (errno || end == text || *end || value < 1 || value > INT_MAX)
+		return usage_error("-j needs a positive number of jobs, not '%s'", text);
+	*jobs = (int)value;
+	return 0;
 }
 
-static int exit_code_of(int kind, const bco_error *error)
+/* Adds -D VALUE to the cflags as the one word -DVALUE. */
+static int add_define(struct command *command, const char *value)
 {
-	switch (kind) {
-	case BCO_OK:
+	char *flag = malloc(strlen(value) + 3);
+	if (!flag)
+		return out_of_memory();
+	sprintf(flag, "-D%s", value);
+	command->defines[command->define_count++] = flag;
+	command->cflags[command->request.cflag_count++] = flag;
+	return 0;
+}
+
+/* Applies one option of the command line; returns 0 or an exit code. */
+static int take_option(struct command *command, int option, char *value)
+{
+	struct bco_request *request = &command->request;
+	switch (option) {
+	case OPTION_NAME: request->name = value; return 0;
+	case OPTION_OP:
+		split_op(value, &command->functions[request->schema_count],
+		         &command->schemas[request->schema_count]);
+		request->schema_count++;
 		return 0;
-	case BCO_ERROR_USAGE:
-		return EXIT_USAGE;
-	case BCO_ERROR_INTERRUPTED:
-		return 128 + bco_error_signal(error);
-	default:
-		return EXIT_BUILD_ERROR;
+	case 'B': request->build_dir = value; return 0;
+	case 'I':
+		if (!*value) /* -I alone would take the compiler's next argument */
+			return usage_error("-I needs a directory, not an empty value");
+		command->includes[request->include_count++] = value;
+		return 0;
+	case 'D':
+		if (!*value)
+			return usage_error("-D needs NAME[=VALUE], not an empty value");
+		return add_define(command, value);
+	case OPTION_CFLAG: command->cflags[request->cflag_count++] = value; return 0;
+	case OPTION_MULTICORE: request->multicore = 1; return 0;
+	case 'j': return parse_jobs(value, &request->jobs);
+	case 'k': request->keep_going = 1; return 0;
+	case 'n': request->dry_run = 1; return 0;
+	case 'v': request->verbose = 1; return 0;
+	case OPTION_EMIT_WRAPPER: command->emit_wrapper = value; return 0;
+	case OPTION_TARGET:
+		if (strcmp(value, "xtensa") == 0)
+			request->target = BCO_TARGET_XTENSA;
+		else if (strcmp(value, "host") == 0)
+			request->target = BCO_TARGET_HOST;
+		else
+			return usage_error("unknown target '%s': use xtensa or host", value);
+		return 0;
+	case OPTION_SDK: request->sdk = value; return 0;
+	case OPTION_CORE: request->core = value; return 0;
+	case OPTION_XTENSA_SYSTEM: request->xtensa_system = value; return 0;
+	case OPTION_LAUNCHER: command->launcher = value; return 0;
+	case 'h': command->action = ACTION_HELP; return 0;
+	case OPTION_VERSION: command->action = ACTION_VERSION; return 0;
+	default: return EXIT_USAGE;
 	}
 }
 
-/* Prints an error from the library; a failed step was already shown whole. */
-static void print_error(int kind, const bco_error *error)
+/* Reports an option getopt did not accept; returns the exit code. */
+static int option_error(int option, char **argv)
 {
-	if (kind == BCO_ERROR_STEP)
-		fprintf(stderr, "%s: build stopped: a step failed\n", program);
-	else if (kind == BCO_ERROR_INTERRUPTED)
-		fprintf(stderr, "%s: %s\n", program, error ? bco_error_message(error) : "interrupted");
-	else
-		fprintf(stderr, "%s: %s\n", program, error ? bco_error_message(error) : "out of memory");
-	if (kind == BCO_ERROR_USAGE)
-		fprintf(stderr, "Try '%s --help' for more information.\n", program);
+	if (option == ':')
+		return usage_error("option '%s' needs an argument", argv[optind - 1]);
+	if (optopt)
+		return usage_error("unrecognized option '-%c'", optopt);
+	return usage_error("unrecognized option '%s'", argv[optind - 1]);
 }
 
-/* Writes text to path ('-': stdout); returns an exit code. */
+/* Room for every list the command line can fill: at most argc entries each. */
+static int command_allocate(struct command *command, int argc)
+{
+	size_t slots = (size_t)argc + 1;
+	command->functions = calloc(slots, sizeof *command->functions);
+	command->schemas = calloc(slots, sizeof *command->schemas);
+	command->cflags = calloc(slots, sizeof *command->cflags);
+	command->includes = calloc(slots, sizeof *command->includes);
+	command->defines = calloc(slots, sizeof *command->defines);
+	if (!command->functions || !command->schemas || !command->cflags || !command->includes ||
+	    !command->defines)
+		return out_of_memory();
+	return 0;
+}
+
+static void command_free(struct command *command)
+{
+	for (size_t i = 0; i < command->define_count; i++)
+		free(command->defines[i]);
+	free(command->defines);
+	bco_free(command->launcher_words);
+	free(command->functions);
+	free(command->schemas);
+	free(command->cflags);
+	free(command->includes);
+}
+
+/* Checks what the options together ask for; returns 0 or a usage error. */
+static int check_command(struct command *command, char **argv)
+{
+	const struct bco_request *request = &command->request;
+	if (command->action == ACTION_HELP || command->action == ACTION_VERSION)
+		return 0;
+	if (request->schema_count == 0)
+		return usage_error("no ops: give at least one --op, such as "
+		                   "--op 'my_ops::relu(Tensor x) -> Tensor'");
+	if (command->emit_wrapper) {
+		command->action = ACTION_EMIT_WRAPPER;
+		if (request->source_count)
+			return usage_error("--emit-wrapper takes no SOURCE, but '%s' was given", argv[optind]);
+		return 0;
+	}
+	if (!request->name)
+		return usage_error("no library name: give --name NAME");
+	if (request->source_count == 0)
+		return usage_error("no SOURCE: give the kernel's C++ files");
+	return 0;
+}
+
+/* Turns the command line into *command; returns 0, or the exit code after
+ * the error is reported. */
+static int parse_command_line(int argc, char **argv, struct command *command)
+{
+	memset(command, 0, sizeof *command);
+	int status = command_allocate(command, argc);
+	opterr = 0; /* our own messages, with our name rather than argv[0] */
+	int option;
+	while (status == 0 && command->action == ACTION_BUILD &&
+	       (option = getopt_long(argc, argv, ":B:I:D:j:knvh", long_options, NULL)) != -1) {
+		if (option == '?' || option == ':')
+			return option_error(option, argv);
+		status = take_option(command, option, optarg);
+	}
+	if (status != 0)
+		return status;
+	struct bco_request *request = &command->request;
+	request->functions = command->functions;
+	request->function_count = request->schema_count;
+	request->schemas = command->schemas;
+	request->cflags = command->cflags;
+	request->includes = command->includes;
+	request->sources = (const char *const *)argv + optind;
+	request->source_count = (size_t)(argc - optind);
+	if (!command->launcher)
+		command->launcher = getenv("CUSTOM_OP_LAUNCHER");
+	return check_command(command, argv);
+}
+
+/* Prints an error from the library and returns the exit code it means; a
+ * failed step was already shown whole.  Notes an interrupting signal. */
+static int report_error(struct command *command, int kind, const bco_error *error)
+{
+	const char *message = error ? bco_error_message(error) : "out of memory";
+	if (kind == BCO_ERROR_STEP)
+		fprintf(stderr, "%s: build stopped: a step failed\n", program);
+	else
+		fprintf(stderr, "%s: %s\n", program, message);
+	if (kind == BCO_ERROR_USAGE) {
+		fprintf(stderr, "Try '%s --help' for more information.\n", program);
+		return EXIT_USAGE;
+	}
+	if (kind == BCO_ERROR_INTERRUPTED && bco_error_signal(error) > 0) {
+		command->interrupted_by = bco_error_signal(error);
+		return 128 + command->interrupted_by;
+	}
+	return EXIT_BUILD_ERROR;
+}
+
+/* Writes text to path ('-': stdout, checked by main) by the rule of
+ * output_file.h: a device, FIFO or link is never replaced.  A regular file
+ * that already holds the text is left alone, so it keeps its mtime (make
+ * rebuilds nothing).  Returns an exit code. */
 static int write_wrapper(const char *path, const char *text)
 {
 	if (strcmp(path, "-") == 0) {
-		if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
-			fprintf(stderr, "%s: cannot write the wrapper to stdout: %s\n", program, strerror(errno));
-			return EXIT_BUILD_ERROR;
-		}
+		fputs(text, stdout);
 		return 0;
 	}
-	jmp_buf out_of_memory;
+	jmp_buf out_of_memory_handler;
 	struct arena arena;
-	arena_init(&arena, &out_of_memory);
-	if (setjmp(out_of_memory)) {
+	arena_init(&arena, &out_of_memory_handler);
+	if (setjmp(out_of_memory_handler)) {
 		arena_release(&arena);
-		fprintf(stderr, "%s: out of memory\n", program);
+		return out_of_memory();
+	}
+	int unchanged = fs_holds(&arena, path, text, strlen(text));
+	arena_release(&arena);
+	if (unchanged)
+		return 0;
+	struct output_part part = { text, strlen(text) };
+	char error[OUTPUT_FILE_ERROR_SIZE];
+	if (output_file_write(path, &part, 1, error) != 0) {
+		fprintf(stderr, "%s: %s\n", program, error);
 		return EXIT_BUILD_ERROR;
 	}
-	struct diag diag;
-	diag_init(&diag, &arena);
-	int status = fs_write_atomic(&arena, path, text, strlen(text), &diag);
-	if (status != 0)
-		fprintf(stderr, "%s: %s\n", program, diag.message);
-	arena_release(&arena);
-	return status == 0 ? 0 : EXIT_BUILD_ERROR;
+	return 0;
 }
 
-/* Splits a launcher command at blanks: "ccache" or "distcc -j4". */
-static void split_launcher(char *text, const char ***words, size_t *count)
+static int emit_wrapper(struct command *command, struct console *console)
 {
-	const char **list = calloc(strlen(text) / 2 + 2, sizeof *list);
-	if (!list) {
-		fprintf(stderr, "%s: out of memory\n", program);
-		exit(EXIT_BUILD_ERROR);
-	}
-	size_t n = 0;
-	for (char *word = strtok(text, " \t"); word; word = strtok(NULL, " \t"))
-		list[n++] = word;
-	*words = list;
-	*count = n;
-}
-
-/* What the command line holds; main frees it on every path. */
-struct command_line {
-	const char **functions;
-	const char **schemas;
-	const char **cflags;
-	const char **includes;
-	char **defines;          /* the -D flags made from -D NAME */
-	size_t define_count;
-	const char **launcher;
-	char *launcher_text;
-};
-
-static int run(int argc, char **argv, struct command_line *line)
-{
-	struct bco_request request = { 0 };
-	const char **functions = line->functions, **schemas = line->schemas;
-	const char **cflags = line->cflags, **includes = line->includes;
-	const char *emit_wrapper = NULL;
-	char *launcher_text = NULL;
-	int option;
-	opterr = 0; /* our own messages, with our name rather than argv[0] */
-	while ((option = getopt_long(argc, argv, ":B:I:D:j:knvh", long_options, NULL)) != -1) {
-		switch (option) {
-		case OPTION_NAME:
-			request.name = optarg;
-			break;
-		case OPTION_OP:
-			split_op(optarg, &functions[request.schema_count], &schemas[request.schema_count]);
-			request.schema_count++;
-			break;
-		case 'B':
-			request.build_dir = optarg;
-			break;
-		case 'I':
-			includes[request.include_count++] = optarg;
-			break;
-		case 'D': {
-			char *flag = malloc(strlen(optarg) + 3);
-			if (!flag) {
-				fprintf(stderr, "%s: out of memory\n", program);
-				return EXIT_BUILD_ERROR;
-			}
-			sprintf(flag, "-D%s", optarg);
-			line->defines[line->define_count++] = flag;
-			cflags[request.cflag_count++] = flag;
-			break;
-		}
-		case OPTION_CFLAG:
-			cflags[request.cflag_count++] = optarg;
-			break;
-		case OPTION_MULTICORE:
-			request.multicore = 1;
-			break;
-		case 'j':
-			request.jobs = parse_jobs(optarg);
-			break;
-		case 'k':
-			request.keep_going = 1;
-			break;
-		case 'n':
-			request.dry_run = 1;
-			break;
-		case 'v':
-			request.verbose = 1;
-			break;
-		case OPTION_EMIT_WRAPPER:
-			emit_wrapper = optarg;
-			break;
-		case OPTION_TARGET:
-			if (strcmp(optarg, "xtensa") == 0)
-				request.target = BCO_TARGET_XTENSA;
-			else if (strcmp(optarg, "host") == 0)
-				request.target = BCO_TARGET_HOST;
-			else
-				usage_error("unknown target '%s': use xtensa or host", optarg);
-			break;
-		case OPTION_SDK:
-			request.sdk = optarg;
-			break;
-		case OPTION_CORE:
-			request.core = optarg;
-			break;
-		case OPTION_XTENSA_SYSTEM:
-			request.xtensa_system = optarg;
-			break;
-		case OPTION_LAUNCHER:
-			launcher_text = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		case OPTION_VERSION:
-			printf("%s %s\n", program, BCO_VERSION);
-			printf("compatible with build_custom_op.py %s (ulib_to_ucode_version %s, "
-			       "ulib_to_isa_version %s)\n",
-			       BCO_COMPAT_VERSION, BCO_ULIB_TO_UCODE_VERSION, BCO_ULIB_TO_ISA_VERSION);
-			return 0;
-		case ':':
-			usage_error("option '%s' needs an argument", argv[optind - 1]);
-			break;
-		default:
-			if (optopt)
-				fprintf(stderr, "%s: unrecognized option '-%c'\n", program, optopt);
-			else
-				fprintf(stderr, "%s: unrecognized option '%s'\n", program, argv[optind - 1]);
-			fprintf(stderr, "Try '%s --help' for more information.\n", program);
-			return EXIT_USAGE;
-		}
-	}
-	request.functions = functions;
-	request.function_count = request.schema_count;
-	request.schemas = schemas;
-	request.cflags = cflags;
-	request.includes = includes;
-	request.sources = (const char *const *)argv + optind;
-	request.source_count = (size_t)(argc - optind);
-
-	if (request.schema_count == 0)
-		usage_error("%s", "no ops: give at least one --op, such as "
-		                  "--op 'my_ops::relu(Tensor x) -> Tensor'");
-
-	struct console console = { 0 };
-	console.dry_run = request.dry_run;
-	console.status_on_terminal = isatty(STDERR_FILENO);
-	console.color = console.status_on_terminal && !getenv("NO_COLOR");
-	struct winsize size;
-	if (console.status_on_terminal && ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0)
-		console.width = size.ws_col;
-	request.progress = show_progress;
-	request.progress_context = &console;
-
+	char *text = NULL;
 	bco_error *error = NULL;
-	int kind;
-	if (emit_wrapper) {
-		if (request.source_count)
-			usage_error("--emit-wrapper takes no SOURCE, but '%s' was given", argv[optind]);
-		char *text = NULL;
-		kind = bco_generate_wrapper(&request, &text, &error);
-		if (kind == BCO_OK) {
-			kind = write_wrapper(emit_wrapper, text);
-			bco_free(text);
-			return kind;
-		}
-	} else {
-		if (!request.name)
-			usage_error("%s", "no library name: give --name NAME");
-		if (request.source_count == 0)
-			usage_error("%s", "no SOURCE: give the kernel's C++ files");
-		if (!launcher_text)
-			launcher_text = getenv("CUSTOM_OP_LAUNCHER");
-		if (launcher_text) {
-			line->launcher_text = strdup(launcher_text);
-			if (!line->launcher_text) {
-				fprintf(stderr, "%s: out of memory\n", program);
-				return EXIT_BUILD_ERROR;
-			}
-			split_launcher(line->launcher_text, &line->launcher, &request.launcher_count);
-			request.launcher = line->launcher;
-		}
-		bco_result *result = NULL;
-		kind = bco_build(&request, &result, &error);
-		clear_status(&console);
-		for (size_t i = 0; !request.dry_run && i < bco_result_count(result); i++)
-			printf("%s\n", bco_result_path(result, i));
-		bco_result_free(result);
-	}
-	if (kind != BCO_OK)
-		print_error(kind, error);
-	int code = exit_code_of(kind, error);
+	command->request.progress = console_show;
+	command->request.progress_context = console;
+	int kind = bco_generate_wrapper(&command->request, &text, &error);
+	int code = kind == BCO_OK ? write_wrapper(command->emit_wrapper, text)
+	                          : report_error(command, kind, error);
+	bco_free(text);
 	bco_error_free(error);
 	return code;
 }
 
+/* Cuts the launcher command into words as a shell would, expanding
+ * nothing: "ccache", "distcc -j4" or "'/opt/my tools/ccache'". */
+static int split_launcher(struct command *command)
+{
+	bco_error *error = NULL;
+	int kind = bco_split_words(command->launcher, &command->launcher_words,
+	                           &command->request.launcher_count, &error);
+	if (kind != BCO_OK)
+		fprintf(stderr, "%s: the launcher '%s' cannot be split into words: %s\n", program,
+		        command->launcher, error ? bco_error_message(error) : "out of memory");
+	bco_error_free(error);
+	command->request.launcher = (const char *const *)command->launcher_words;
+	return kind == BCO_OK ? 0 : EXIT_BUILD_ERROR;
+}
+
+static int build(struct command *command, struct console *console)
+{
+	struct bco_request *request = &command->request;
+	if (command->launcher && split_launcher(command) != 0)
+		return EXIT_BUILD_ERROR;
+	request->progress = console_show;
+	request->progress_context = console;
+	bco_result *result = NULL;
+	bco_error *error = NULL;
+	int kind = bco_build(request, &result, &error);
+	console_clear(console);
+	for (size_t i = 0; !request->dry_run && i < bco_result_count(result); i++)
+		printf("%s\n", bco_result_path(result, i));
+	bco_result_free(result);
+	int code = kind == BCO_OK ? 0 : report_error(command, kind, error);
+	bco_error_free(error);
+	return code;
+}
+
+/* Does what the command asks; returns the exit code. */
+static int carry_out(struct command *command)
+{
+	struct console console;
+	console_init(&console, command->request.dry_run);
+	switch (command->action) {
+	case ACTION_HELP:
+		fputs(usage_text, stdout);
+		return 0;
+	case ACTION_VERSION:
+		printf("%s %s\n", program, BCO_VERSION);
+		printf("compatible with build_custom_op.py %s (ulib_to_ucode_version %s, "
+		       "ulib_to_isa_version %s)\n",
+		       BCO_COMPAT_VERSION, BCO_ULIB_TO_UCODE_VERSION, BCO_ULIB_TO_ISA_VERSION);
+		return 0;
+	case ACTION_EMIT_WRAPPER:
+		return emit_wrapper(command, &console);
+	case ACTION_BUILD:
+		return build(command, &console);
+	}
+	return EXIT_BUILD_ERROR;
+}
+
+/* A standard descriptor closed at start would be taken by the next file
+ * the build opens (its lock), and progress would be written into that:
+ * /dev/null takes its place.  Returns 0, or -1 when /dev/null cannot. */
+static int open_standard_descriptors(void)
+{
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		/* The lower descriptors are open, so open() returns fd. */
+		int opened = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+		if (opened != fd)
+			return -1;
+	}
+	return 0;
+}
+
+/* Everything for stdout is written by now: a failed write (a full disk,
+ * /dev/full) is an error, never a silent success. */
+static int finish_stdout(int code)
+{
+	int flushed = fflush(stdout) == 0;
+	int saved = errno;
+	if (flushed && !ferror(stdout))
+		return code;
+	fprintf(stderr, "%s: cannot write to stdout: %s\n", program,
+	        flushed ? "a write failed" : strerror(saved));
+	return code == 0 ? EXIT_BUILD_ERROR : code;
+}
+
+/* The build stopped for a signal and cleaned up: end by that signal, as
+ * make does, so that a caller (a shell loop) stops too. */
+static void die_by_signal(int signal_number)
+{
+	struct sigaction action;
+	memset(&action, 0, sizeof action);
+	action.sa_handler = SIG_DFL;
+	sigemptyset(&action.sa_mask);
+	sigaction(signal_number, &action, NULL);
+	sigset_t unblock;
+	sigemptyset(&unblock);
+	sigaddset(&unblock, signal_number);
+	sigprocmask(SIG_UNBLOCK, &unblock, NULL);
+	raise(signal_number);
+}
+
 int main(int argc, char **argv)
 {
-	struct command_line line = { 0 };
-	size_t slots = (size_t)argc + 1;
-	line.functions = calloc(slots, sizeof *line.functions);
-	line.schemas = calloc(slots, sizeof *line.schemas);
-	line.cflags = calloc(slots, sizeof *line.cflags);
-	line.includes = calloc(slots, sizeof *line.includes);
-	line.defines = calloc(slots, sizeof *line.defines);
-	int code = EXIT_BUILD_ERROR;
-	if (line.functions && line.schemas && line.cflags && line.includes && line.defines)
-		code = run(argc, argv, &line);
-	else
-		fprintf(stderr, "%s: out of memory\n", program);
-	for (size_t i = 0; i < line.define_count; i++)
-		free(line.defines[i]);
-	free(line.defines);
-	free(line.launcher);
-	free(line.launcher_text);
-	free(line.functions);
-	free(line.schemas);
-	free(line.cflags);
-	free(line.includes);
+	if (open_standard_descriptors() != 0)
+		return EXIT_BUILD_ERROR;
+	struct command command;
+	int code = parse_command_line(argc, argv, &command);
+	if (code == 0)
+		code = carry_out(&command);
+	int interrupted_by = command.interrupted_by;
+	command_free(&command);
+	code = finish_stdout(code);
+	fflush(stderr);
+	if (interrupted_by)
+		die_by_signal(interrupted_by);
 	return code;
 }

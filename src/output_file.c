@@ -188,6 +188,11 @@ int output_file_write(const char *path, const struct output_part *parts, size_t 
 	if (!path || !*path)
 		return fail(error, "''", "the path is empty");
 	struct stat st;
+	/* What the kernel finds at the end of every link (/proc's magic links to
+	 * pipes and sockets too, as /dev/stdout is): if it is no regular file,
+	 * it is written through by that name. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return write_through(path, path, parts, count, error);
 	int exists = 0;
 	char *target = resolve(path, &exists, &st);
 	if (!target)

@@ -79,12 +79,38 @@ static void add_compile(struct plan_builder *builder, const struct toolchain *to
 	files->input_count = 1;
 }
 
+/* Every file named on a link command: the words that are not options (the
+ * objects, the SDK's archives and objects), and the linker spec of -mlsp=,
+ * a directory.  The compiler's own words and the output are not inputs. */
+static void link_inputs(struct arena *arena, const struct toolchain *toolchain, char **argv,
+                        struct step_files *files)
+{
+	struct strvec inputs;
+	strvec_init(&inputs, arena);
+	for (size_t i = toolchain->compiler_words; argv[i]; i++) {
+		if (strcmp(argv[i], "-o") == 0 && argv[i + 1])
+			i++;
+		else if (strncmp(argv[i], "-mlsp=", 6) == 0)
+			strvec_push(&inputs, argv[i] + 6);
+		else if (argv[i][0] != '-')
+			strvec_push(&inputs, argv[i]);
+	}
+	files->inputs = inputs.items;
+	files->input_count = inputs.length;
+}
+
+const char *plan_output_name(const struct plan *plan, const char *output)
+{
+	return output + plan->build_dir_length + 1;
+}
+
 int plan_build(struct arena *arena, const struct toolchain *toolchain, const char *build_dir,
                const char *name, const char *const *sources, size_t source_count,
                int multicore, int pack, struct plan *plan, struct diag *diag)
 {
 	memset(plan, 0, sizeof *plan);
 	struct plan_builder builder = { arena, plan, 0 };
+	plan->build_dir_length = strlen(build_dir);
 	char *wrapper_object = arena_printf(arena, "%s/wrapper.o", build_dir);
 	char **objects = arena_array(arena, source_count + 2, sizeof(char *));
 
@@ -128,8 +154,7 @@ int plan_build(struct arena *arena, const struct toolchain *toolchain, const cha
 		link->output_count = 1;
 		link->dependencies = all_compiles;
 		link->dependency_count = plan->compile_count;
-		plan->files[plan->step_count - 1].inputs = objects;
-		plan->files[plan->step_count - 1].input_count = object_count;
+		link_inputs(arena, toolchain, link->argv, &plan->files[plan->step_count - 1]);
 		size_t link_index = plan->step_count - 1;
 		plan->artifacts[core] = library;
 		if (!pack)

@@ -7,6 +7,8 @@
 #define PLAN_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 
 #include "exec.h"
 
@@ -18,8 +20,19 @@ struct toolchain;
 struct step_files {
 	const char *source;  /* a compile's source, else NULL */
 	char *depfile;       /* a compile's -MMD output, else NULL */
-	char **inputs;       /* the files the step reads (besides the depfile's) */
+	char **inputs;       /* the files the step reads besides the depfile's: a compile's
+	                        source, every file named on a link command (the objects, the
+	                        SDK's archives and objects, the linker spec directory), a
+	                        pack's library */
 	size_t input_count;
+	int changed;         /* set by the caller: an input changes before the step runs */
+	/* Kept by state.c from the check to the end of the step. */
+	char **headers;      /* what the depfile named before the step ran */
+	size_t header_count;
+	int headers_read;
+	uint64_t before_hash;  /* the inputs' fingerprint when the step started */
+	int before_valid;
+	struct timespec started; /* the file system's time then */
 };
 
 struct plan {
@@ -30,6 +43,7 @@ struct plan {
 	char *wrapper_source;  /* <build>/wrapper.cpp */
 	char **artifacts;      /* what the build hands back: packed or linked libraries */
 	size_t artifact_count;
+	size_t build_dir_length; /* every output is <build_dir>/<name> */
 };
 
 /* Lays out the steps of building name in build_dir.  Refuses sources whose
@@ -38,5 +52,7 @@ struct plan {
 int plan_build(struct arena *arena, const struct toolchain *toolchain, const char *build_dir,
                const char *name, const char *const *sources, size_t source_count,
                int multicore, int pack, struct plan *plan, struct diag *diag);
+/* The name of output (a path the plan made) in the build directory. */
+const char *plan_output_name(const struct plan *plan, const char *output);
 
 #endif

@@ -1,8 +1,12 @@
 /* schema.c - PyTorch function schemas: a tokenizer and a recursive-descent parser. */
 #include "schema.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -366,13 +370,106 @@ static void arg_list_push(struct arena *arena, struct arg_list *list, struct sch
 	list->items[list->length++] = arg;
 }
 
-/* argument := '*' | type IDENT ['=' default]; a bare '*' adds nothing. */
+/* A whole decimal number (optional '-') in *value: 1; out of the long long
+ * range: -1; anything else: 0. */
+static int whole_number(const char *text, long long *value)
+{
+	const char *digits = text + (text[0] == '-');
+	if (!*digits)
+		return 0;
+	for (const char *p = digits; *p; p++)
+		if (!is_digit(*p))
+			return 0;
+	errno = 0;
+	*value = strtoll(text, NULL, 10);
+	return errno == ERANGE ? -1 : 1;
+}
+
+/* A decimal number as strtod reads it (no hex, no inf or nan) in *value:
+ * 1; beyond the double range: -1; anything else: 0. */
+static int real_number(const char *text, double *value)
+{
+	if (strpbrk(text, "xXnNiI"))
+		return 0;
+	char *end;
+	errno = 0;
+	*value = strtod(text, &end);
+	if (*end || end == text)
+		return 0;
+	return errno == ERANGE && (*value > 1 || *value < -1) ? -1 : 1;
+}
+
+static int default_mismatch(struct parser *parser, const struct schema_arg *arg, size_t start,
+                            const char *text, const char *wanted)
+{
+	return schema_fail_at(parser->diag, parser->text, parser->index, start,
+	                      "default '%s' of argument '%s' does not match its type '%s': give %s",
+	                      text, arg->name, arg->type, wanted);
+}
+
+static int default_out_of_range(struct parser *parser, const struct schema_arg *arg, size_t start,
+                                const char *text, const char *range)
+{
+	return schema_fail_at(parser->diag, parser->text, parser->index, start,
+	                      "default '%s' of argument '%s' is out of the range of its type '%s' (%s)",
+	                      text, arg->name, arg->type, range);
+}
+
+/* Checks that the default at [start, end) is a value of the argument's
+ * type, in its range: the rules run-custom-op --scalar applies (int: 32
+ * bits; long long: 64 bits; float: a float32; Scalar: a whole number of 64
+ * bits, or else a float32). */
+static int check_default(struct parser *parser, const struct schema_arg *arg, size_t start,
+                         size_t end)
+{
+	static const char whole_64[] = "a whole number of 64 bits";
+	static const char float_32[] = "a float, up to about 3.4e38";
+	char *text = arena_strndup(parser->arena, parser->text + start, end - start);
+	long long whole = 0;
+	double real = 0;
+	int is_whole = whole_number(text, &whole);
+	int is_real = real_number(text, &real);
+	switch (arg->kind) {
+	case ARG_TENSOR:
+		return schema_fail_at(parser->diag, parser->text, parser->index, start,
+		                      "argument '%s' of type 'Tensor' cannot have a default", arg->name);
+	case ARG_INT:
+	case ARG_LONG_LONG:
+		if (!is_whole)
+			return default_mismatch(parser, arg, start, text, "a whole number");
+		if (is_whole < 0 || (arg->kind == ARG_INT && (whole < INT_MIN || whole > INT_MAX)))
+			return default_out_of_range(parser, arg, start, text,
+			                            arg->kind == ARG_INT ? "-2147483648 to 2147483647" : whole_64);
+		return 0;
+	case ARG_SCALAR:
+		if (is_whole)
+			return is_whole < 0 ? default_out_of_range(parser, arg, start, text, whole_64) : 0;
+		break; /* any other number is a float32 */
+	case ARG_FLOAT:
+		break;
+	}
+	if (!is_real)
+		return default_mismatch(parser, arg, start, text, "a number");
+	if (is_real < 0 || !isfinite((float)real))
+		return default_out_of_range(parser, arg, start, text, float_32);
+	return 0;
+}
+
+/* Refuses a second argument of the same name. */
+static int check_unique_name(struct parser *parser, const struct arg_list *args, const char *name,
+                             size_t offset)
+{
+	for (size_t i = 0; i < args->length; i++)
+		if (strcmp(args->items[i].name, name) == 0)
+			return schema_fail_at(parser->diag, parser->text, parser->index, offset,
+			                      "argument '%s' is declared twice; each argument needs its own "
+			                      "name", name);
+	return 0;
+}
+
+/* argument := type IDENT ['=' default] */
 static int parse_argument(struct parser *parser, struct arg_list *args)
 {
-	if (token_is(parser, "*")) {
-		next_token(parser);
-		return 0;
-	}
 	struct schema_arg arg = { ARG_TENSOR, NULL, NULL, parser->token.start };
 	if (parse_type(parser, "an argument type such as 'Tensor'", &arg.type) != 0)
 		return -1;
@@ -380,12 +477,18 @@ static int parse_argument(struct parser *parser, struct arg_list *args)
 		return schema_fail_at(parser->diag, parser->text, parser->index, parser->token.start,
 		                      "expected an argument name after type '%s', found %s", arg.type,
 		                      describe_token(parser));
+	size_t name_offset = parser->token.start;
 	arg.name = token_text(parser);
 	next_token(parser);
+	size_t default_start = 0, default_end = 0;
 	if (token_is(parser, "=")) {
 		next_token(parser);
+		default_start = parser->token.start;
 		if (parse_default(parser, 0) != 0)
 			return -1;
+		default_end = parser->token.start;
+		while (default_end > default_start && is_space(parser->text[default_end - 1]))
+			default_end--;
 	}
 	int kind = kind_of_type(arg.type);
 	if (kind < 0)
@@ -394,7 +497,43 @@ static int parse_argument(struct parser *parser, struct arg_list *args)
 		                      "the supported types are %s",
 		                      arg.name, arg.type, supported_types);
 	arg.kind = (enum arg_kind)kind;
+	if (check_unique_name(parser, args, arg.name, name_offset) != 0 ||
+	    (default_end > default_start && check_default(parser, &arg, default_start, default_end) != 0))
+		return -1;
 	arg_list_push(parser->arena, args, arg);
+	return 0;
+}
+
+/* arguments := [item {',' item}] ')', item := '*' | argument: a '*' marks
+ * the keyword-only arguments after it, so it comes once, and before one. */
+static int parse_arguments(struct parser *parser, struct arg_list *args)
+{
+	size_t star = 0, args_before_star = 0;
+	int starred = 0;
+	if (!token_is(parser, ")")) {
+		for (;;) {
+			if (token_is(parser, "*")) {
+				if (starred)
+					return schema_fail_at(parser->diag, parser->text, parser->index,
+					                      parser->token.start,
+					                      "a second '*': the keyword-only arguments are marked once");
+				starred = 1;
+				star = parser->token.start;
+				args_before_star = args->length;
+				next_token(parser);
+			} else if (parse_argument(parser, args) != 0) {
+				return -1;
+			}
+			if (token_is(parser, ")"))
+				break;
+			if (expect(parser, ",", "',' or ')' after an argument") != 0)
+				return -1;
+		}
+	}
+	if (starred && args->length == args_before_star)
+		return schema_fail_at(parser->diag, parser->text, parser->index, star,
+		                      "'*' marks the keyword-only arguments after it, but none follows");
+	next_token(parser);
 	return 0;
 }
 
@@ -475,17 +614,8 @@ int schema_parse(struct arena *arena, const char *text, int index, struct schema
 		return -1;
 
 	struct arg_list args = { NULL, 0, 0 };
-	if (!token_is(&parser, ")")) {
-		for (;;) {
-			if (parse_argument(&parser, &args) != 0)
-				return -1;
-			if (token_is(&parser, ")"))
-				break;
-			if (expect(&parser, ",", "',' or ')' after an argument") != 0)
-				return -1;
-		}
-	}
-	next_token(&parser);
+	if (parse_arguments(&parser, &args) != 0)
+		return -1;
 	schema->args = args.items;
 	schema->arg_count = args.length;
 

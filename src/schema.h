@@ -5,9 +5,13 @@
  *   type     := ('long' 'long' | IDENT) ['(' alias ')'] {'[' [NUMBER] ']' | '?'}
  *   returns  := type [IDENT] | '(' [type [IDENT] {',' type [IDENT]}] ')'
  *
- * Whitespace of any kind may stand between tokens.  Defaults are checked for
- * syntax and dropped.  Types outside the supported vocabulary parse, and are
- * then rejected with the argument's name and position. */
+ * Whitespace of any kind may stand between tokens.  Argument names are
+ * unique; a '*' (the keyword-only arguments follow) comes at most once, and
+ * before an argument.  A default must be a value of its argument's type, in
+ * its range (Tensor: none; int: 32 bits; long long: 64 bits; float: a
+ * float32; Scalar: a whole number of 64 bits, or else a float32); then it is
+ * dropped.  Types outside the supported vocabulary parse, and are then
+ * rejected with the argument's name and position. */
 #ifndef SCHEMA_H
 #define SCHEMA_H
 

@@ -34,12 +34,28 @@ static const char *const runtime_names[] = {
  * namespaces or macros: a function of that name would not compile.  Names
  * ending in _t are all reserved (POSIX), and checked apart. */
 static const char *const header_names[] = {
-	"wrapper_fn", "at", "c10", "std", "torch", "NULL", "EOF", "STACK_SIZE", "MAX_STACK_SIZE",
+	"wrapper_fn", "at", "c10", "std", "torch", "neuron_host", "NULL", "EOF", "STACK_SIZE", "MAX_STACK_SIZE",
 	"assert", "errno", "offsetof", "va_list", "FILE", "stdin", "stdout", "stderr",
 	"INT8_MAX", "INT16_MAX", "INT32_MAX", "INT64_MAX", "UINT8_MAX", "UINT16_MAX",
 	"UINT32_MAX", "UINT64_MAX", "SIZE_MAX",
 };
 static const char runtime_prefix[] = "customop_";
+
+/* The functions of the kernel API in at:: (and so in torch::, which takes
+ * at's names) that the wrapper's call of a kernel of the same name reaches
+ * through argument-dependent lookup, with a Tensor or Scalar argument: the
+ * call is then ambiguous.  The factories (empty, zeros, ...) and the _out
+ * forms are not among them: no argument the wrapper passes can bind to
+ * their first parameter, so those names compile.  The list follows the host
+ * SDK's headers: tests/cli/test_op_names.sh derives it from them, and
+ * compiles a wrapper for each name to show that it fails. */
+static const char *const kernel_api_functions[] = {
+	"abs", "add", "bitwise_and", "bitwise_not", "bitwise_or", "ceil", "clamp", "cos", "div",
+	"exp", "floor", "log", "log10", "log2", "mul", "pow", "sin", "sub", "tan",
+};
+
+/* The generated <fn>_wrapper() holds the kernel's result in this local. */
+static const char wrapper_local[] = "output";
 
 int is_keyword(const char *name)
 {
@@ -152,6 +168,20 @@ static int check_function_name(const char *name, size_t index, struct diag *diag
 		                 "op %zu: function name '%s' is a type, namespace or macro of the SDK "
 		                 "headers (or ends in '_t', which POSIX reserves); choose another name",
 		                 index + 1, name);
+	for (size_t i = 0; i < sizeof kernel_api_functions / sizeof kernel_api_functions[0]; i++)
+		if (strcmp(name, kernel_api_functions[i]) == 0)
+			return diag_fail(diag, BCO_ERROR_INPUT,
+			                 "op %zu: function name '%s' is also at::%s of the kernel API: the "
+			                 "wrapper's call %s(...) with a Tensor argument would be ambiguous "
+			                 "(argument-dependent lookup finds both); rename the kernel "
+			                 "function, for example to '%s_kernel' (FN=%s_kernel in --op, or in "
+			                 "fn_names)", index + 1, name, name, name, name, name);
+	if (strcmp(name, wrapper_local) == 0)
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "op %zu: function name 'output' is the wrapper's variable for the "
+		                 "kernel's result, so the call output(...) would not compile; rename the "
+		                 "kernel function, for example to 'output_kernel' (FN=output_kernel in "
+		                 "--op, or in fn_names)", index + 1);
 	if (strstr(name, "__"))
 		return diag_fail(diag, BCO_ERROR_INPUT,
 		                 "op %zu: function name '%s' contains '__', which C++ reserves; "

@@ -11,7 +11,8 @@ those of build-custom-op.
                                    ['my_ops::relu(Tensor x) -> Tensor'],
                                    'build')
 
-``python3 -m build_custom_op`` takes the options of build-custom-op(1).
+``python3 -m build_custom_op`` runs the build-custom-op program (see
+build-custom-op(1)), and main() runs it from Python.
 
 The shared library is looked up, in this order: next to this module in the
 source tree (the repository's libbuildcustomop.so, built by ``make``), the
@@ -23,13 +24,10 @@ calls and puts signal dispositions back before it returns.
 """
 
 import ctypes
-import getopt
 import os
-import re
-import shlex
 import signal
+import subprocess
 import sys
-import tempfile
 import threading
 import warnings
 
@@ -46,6 +44,7 @@ __all__ = ['compile', 'generate_wrapper', 'library_path', 'BuildError', 'BuildWa
 
 PROGRAM = 'build-custom-op'
 LIBRARY_VARIABLE = 'BUILD_CUSTOM_OP_LIBRARY'
+PROGRAM_VARIABLE = 'BUILD_CUSTOM_OP_PROGRAM'
 
 # enum bco_target, enum bco_error_kind and enum bco_message_kind.
 _TARGETS = {'xtensa': 0, 'host': 1}
@@ -144,6 +143,8 @@ def _declare(library):
         'bco_error_signal': (c_int, [void_p]),
         'bco_error_free': (None, [void_p]),
         'bco_free': (None, [void_p]),
+        'bco_split_words': (c_int, [ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(ctypes.c_char_p)),
+                                    ctypes.POINTER(size_t), out]),
         'bco_version': (ctypes.c_char_p, []),
     }
     for name, (restype, argtypes) in signatures.items():
@@ -173,11 +174,16 @@ def library_path():
 # --- turning arguments into a request -----------------------------------------
 
 def _list_of(value, what):
-    """A list argument; a lone string is a list of one."""
+    """A list argument: a list, a tuple or another ordered iterable; a lone
+    string or path is a list of one.  A set is refused: it has no order, and
+    the order of each list counts (the ops', the link's, the flags')."""
     if isinstance(value, (str, bytes, os.PathLike)):
         return [value]
     if value is None:
         return []
+    if isinstance(value, (set, frozenset)):
+        raise TypeError(f'{what} must be a list, not a {type(value).__name__}: a set has no '
+                        f'order, and the order of {what} counts')
     try:
         return list(value)
     except TypeError:
@@ -196,26 +202,45 @@ def _encode(value, what):
     return value
 
 
+def _flag(value, what):
+    """A yes-or-no argument: a bool, the int 0 or 1, or None (no)."""
+    if value is None or isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return 1 if value else 0
+    raise TypeError(f'{what} must be True or False, not {value!r}')
+
+
 def _shell_words(entry, what):
-    """Splits an entry into words as a POSIX shell would, expanding nothing.
+    """Splits an entry into words as a POSIX shell would, expanding nothing
+    (bco_split_words: the splitting build-custom-op does, in linear time).
     A path object is one word."""
     if isinstance(entry, os.PathLike):
         return [os.fspath(entry)]
-    if isinstance(entry, bytes):
-        entry = os.fsdecode(entry)
-    if not isinstance(entry, str):
-        raise TypeError(f'{what} must be a str, bytes or path, not {type(entry).__name__}')
+    text = _encode(entry, what)
+    library = _library()
+    words = ctypes.POINTER(ctypes.c_char_p)()
+    count = ctypes.c_size_t()
+    error = ctypes.c_void_p()
+    kind = library.bco_split_words(text, ctypes.byref(words), ctypes.byref(count),
+                                   ctypes.byref(error))
     try:
-        return shlex.split(entry, posix=True)
-    except ValueError as error:
-        raise BuildError(f'{what} {entry!r} cannot be split into words: '
-                         f'{str(error).lower()}', kind='input') from None
+        if kind != 0:
+            reason = _text(library.bco_error_message(error)) if error else 'out of memory'
+            raise BuildError(f'{what} {os.fsdecode(text)!r} cannot be split into words: {reason}',
+                             kind='input' if kind == 1 else 'system')
+        return [os.fsdecode(words[i]) for i in range(count.value)]
+    finally:
+        library.bco_free(words)
+        library.bco_error_free(error)
 
 
 def _split_cflags(cflags):
     words = []
     for i, entry in enumerate(_list_of(cflags, 'cflags')):
-        words.extend(_shell_words(entry, f'cflags entry {i + 1}'))
+        entry_words = _shell_words(entry, f'cflags entry {i + 1}')
+        if '' in entry_words:
+            raise BuildError(f'cflags entry {i + 1} {entry!r} holds an empty word: the compiler '
+                             f"would take it for a file named ''", kind='input')
+        words.extend(entry_words)
     return words
 
 
@@ -224,6 +249,10 @@ def _split_includes(includes):
     pending = None  # an option waiting for its argument, maybe in the next entry
     for i, entry in enumerate(_list_of(includes, 'includes')):
         for word in _shell_words(entry, f'includes entry {i + 1}'):
+            if word == '':
+                raise BuildError(f'includes entry {i + 1} {entry!r} holds an empty word: an '
+                                 'include directory cannot be empty (-I alone would take the '
+                                 "next compiler argument as its directory)", kind='input')
             if pending is not None:
                 words.append(pending + word)
                 pending = None
@@ -237,12 +266,15 @@ def _split_includes(includes):
 
 
 def _split_launcher(launcher):
+    """The launcher's words: a list as given, or a string (default:
+    $CUSTOM_OP_LAUNCHER) split as build-custom-op splits --launcher."""
     if launcher is None:
-        text = os.environ.get('CUSTOM_OP_LAUNCHER')
-        # As the command splits it: at blanks.
-        return [word for word in re.split('[ \t]+', text) if word] if text else []
+        launcher = os.environ.get('CUSTOM_OP_LAUNCHER', '')
+        what = 'CUSTOM_OP_LAUNCHER'
+    else:
+        what = 'launcher'
     if isinstance(launcher, (str, bytes)):
-        return _shell_words(launcher, 'launcher')
+        return _shell_words(launcher, what)
     return _list_of(launcher, 'launcher')
 
 
@@ -273,6 +305,8 @@ class _Strings:
 
 
 def _target_code(target):
+    if not isinstance(target, str):
+        raise TypeError(f"target must be 'xtensa' or 'host', not {type(target).__name__}")
     if target in _TARGETS:
         return _TARGETS[target]
     raise BuildError(f"unknown target '{target}': use xtensa or host", kind='usage')
@@ -305,11 +339,11 @@ def _make_request(strings, *, name=None, functions=None, schemas=(), sources=(),
     request.cflags, request.cflag_count = strings.array(cflags, 'cflags')
     request.launcher, request.launcher_count = strings.array(launcher, 'launcher')
     request.target = _target_code(target)
-    request.multicore = 1 if multicore else 0
+    request.multicore = _flag(multicore, 'multicore')
     request.jobs = _jobs(jobs)
-    request.dry_run = 1 if dry_run else 0
-    request.verbose = 1 if verbose else 0
-    request.keep_going = 1 if keep_going else 0
+    request.dry_run = _flag(dry_run, 'dry_run')
+    request.verbose = _flag(verbose, 'verbose')
+    request.keep_going = _flag(keep_going, 'keep_going')
     request.sdk = strings.string(sdk, 'sdk')
     request.core = strings.string(core, 'core')
     request.xtensa_system = strings.string(xtensa_system, 'xtensa_system')
@@ -367,58 +401,6 @@ class _QuietSink(_Sink):
                                                                     _MESSAGE_COMMAND)):
             sys.stderr.write(_with_newline(text))
             sys.stderr.flush()
-
-
-class _Console(_Sink):
-    """python3 -m build_custom_op: progress as the command shows it."""
-
-    def __init__(self, dry_run):
-        super().__init__()
-        self.dry_run = dry_run
-        self.on_terminal = _isatty(sys.stderr)
-        self.color = self.on_terminal and not os.environ.get('NO_COLOR')
-        self.status_shown = False
-
-    def clear_status(self):
-        if self.status_shown:
-            sys.stderr.write('\r\033[K')
-            self.status_shown = False
-
-    def receive(self, kind, text):
-        super().receive(kind, text)
-        err = sys.stderr
-        if kind == _MESSAGE_STATUS:
-            if self.on_terminal:
-                self.clear_status()
-                err.write(text)
-                self.status_shown = True
-            else:
-                err.write(text + '\n')
-        elif kind == _MESSAGE_COMMAND:
-            if self.dry_run:
-                sys.stdout.write(text + '\n')
-                return
-            self.clear_status()
-            err.write(text + '\n')
-        elif kind == _MESSAGE_OUTPUT:
-            self.clear_status()
-            err.write(_with_newline(text))
-        elif kind == _MESSAGE_WARNING:
-            self.clear_status()
-            err.write(f'{PROGRAM}: warning: {text}\n')
-        elif kind == _MESSAGE_FAILURE:
-            self.clear_status()
-            if self.color and text.startswith('FAILED:'):
-                text = '\033[31mFAILED:\033[0m' + text[len('FAILED:'):]
-            err.write(_with_newline(text))
-        err.flush()
-
-
-def _isatty(stream):
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 # --- one call into the library ----------------------------------------------
@@ -523,6 +505,14 @@ def _deliver_interrupt(error):
     disposition of that signal would have."""
     number = error.signal or signal.SIGINT
     handler = signal.getsignal(number)
+    if threading.current_thread() is not threading.main_thread():
+        # Python runs signal handlers in the main thread only: the signal,
+        # raised again, reaches the main thread as it would have without the
+        # build (a KeyboardInterrupt there for Ctrl-C), and this thread's
+        # call ends with the error.
+        if handler == signal.SIG_DFL or callable(handler):
+            signal.raise_signal(number)
+        raise error
     if number == signal.SIGINT and handler is signal.default_int_handler:
         raise KeyboardInterrupt
     if handler == signal.SIG_DFL or callable(handler):
@@ -545,8 +535,9 @@ def compile(name, fn_names, src_files, schema, build_directory,
     the schema).  src_files: the kernel sources.  schema: one PyTorch schema
     per op, e.g. 'my_ops::relu(Tensor x) -> Tensor'.  build_directory: where
     everything is written.  includes and cflags: each entry is split into
-    words as a POSIX shell would (nothing is expanded or executed); an
-    include word that is not an option becomes -IDIR.  multicore: link
+    words as a POSIX shell would (nothing is expanded or executed), as
+    build-custom-op splits --launcher; an include word that is not an
+    option becomes -IDIR; an empty word is refused.  multicore: link
     eight libraries, one per GPSIMD core.  verbose: print the status and
     each command on stderr, as build-custom-op -v does.
 
@@ -565,7 +556,12 @@ def compile(name, fn_names, src_files, schema, build_directory,
     what the program made it mean: KeyboardInterrupt for SIGINT with
     Python's default handler, the end of the process for SIGTERM with its
     default disposition, a call of a Python handler, or else BuildError of
-    kind 'interrupted'.
+    kind 'interrupted'.  Called from another thread than the main one, the
+    call raises BuildError of kind 'interrupted' and the signal is raised
+    again for the main thread, where Python runs its handlers.
+
+    The lists may be lists or tuples, not sets (their order counts); a
+    wrong type raises TypeError naming the argument.
     """
     arguments = dict(
         name=name,
@@ -604,245 +600,36 @@ def generate_wrapper(schema, fn_names=None, *, target='xtensa'):
             warnings.warn(text, BuildWarning, stacklevel=2)
 
 
-# --- python3 -m build_custom_op -------------------------------------------------
+# --- the command ------------------------------------------------------------
 
-_USAGE = """\
-Usage: python3 -m build_custom_op [OPTIONS] --name NAME --op [FN=]SCHEMA... SOURCE...
-       python3 -m build_custom_op --emit-wrapper FILE --op [FN=]SCHEMA...
-
-The build-custom-op command, from Python: the same options, output and exit
-status (see build-custom-op --help and build-custom-op(1)).
-
-Ops:
-      --op [FN=]SCHEMA     an op, e.g. 'my_ops::relu(Tensor x) -> Tensor';
-                           FN is the kernel function (default: the op name)
-      --name NAME          the library name (an extension is dropped)
-
-Build:
-  -B, --build-dir DIR      where everything is written (default: build)
-  -I DIR                   add an include directory ('-...' passes as is)
-  -D NAME[=VALUE]          define a macro
-      --cflag FLAG         pass FLAG to every compile; -g keeps the libraries
-                           unpacked
-      --multicore          link eight libraries, one per GPSIMD core
-      --target T           xtensa (default) or host
-  -j N                     run N steps at once (default: the number of CPUs)
-  -k, --keep-going         after a failure, go on with steps that do not need it
-  -n, --dry-run            print the commands, shell-quoted, and run none
-  -v, --verbose            print each command as it runs
-      --launcher CMD       put CMD before each compile (default:
-                           $CUSTOM_OP_LAUNCHER)
-      --emit-wrapper FILE  only write wrapper.cpp to FILE ('-' for stdout)
-
-Toolchain:
-      --sdk DIR            the custom-op SDK (default: $NEURON_CUSTOM_OP)
-      --core NAME          the Xtensa core (default: $Q7_CORE or ncore2gp)
-      --xtensa-system DIR  the core's config (default: $Q7_TOOLS)
-
-  -h, --help               show this help
-      --version            show the version
-
-Exit status: 0 built, 1 input or build error, 2 usage error,
-130 or 143 interrupted.
-"""
-
-_LONG_OPTIONS = ['name=', 'op=', 'build-dir=', 'cflag=', 'multicore', 'keep-going', 'dry-run',
-                 'verbose', 'emit-wrapper=', 'target=', 'sdk=', 'core=', 'xtensa-system=',
-                 'launcher=', 'help', 'version']
-
-EXIT_BUILD_ERROR = 1
-EXIT_USAGE = 2
-
-
-class _UsageError(Exception):
-    pass
-
-
-def _usage_message(error):
-    """The command's wording for a getopt error."""
-    dashes = '-' if len(error.opt) == 1 else '--'
-    option = dashes + error.opt
-    if 'not recognized' in error.msg:
-        return f"unrecognized option '{option}'"
-    if 'requires argument' in error.msg:
-        return f"option '{option}' needs an argument"
-    if 'must not have an argument' in error.msg:
-        return f"option '{option}' doesn't allow an argument"
-    if 'not a unique prefix' in error.msg:
-        return f"option '{option}' is ambiguous"
-    return error.msg
-
-
-def _split_op(argument):
-    """FN=SCHEMA when an '=' comes before the schema's '::'."""
-    equals = argument.find('=')
-    colons = argument.find('::')
-    if equals >= 0 and (colons < 0 or equals < colons):
-        return argument[:equals], argument[equals + 1:]
-    return None, argument
-
-
-def _parse_jobs(text):
-    # As strtol: leading blanks and a sign are allowed, nothing after the digits.
-    if not re.fullmatch(r'\s*[+-]?[0-9]+', text) or not 1 <= int(text) <= 2**31 - 1:
-        raise _UsageError(f"-j needs a positive number of jobs, not '{text}'")
-    return int(text)
-
-
-def _parse_command_line(argv):
-    options, sources = getopt.gnu_getopt(argv, 'B:I:D:j:knvh', _LONG_OPTIONS)
-    settings = dict(name=None, functions=[], schemas=[], sources=sources, build_dir=None,
-                    includes=[], cflags=[], launcher=None, target='xtensa', multicore=False,
-                    jobs=None, dry_run=False, verbose=False, keep_going=False, sdk=None,
-                    core=None, xtensa_system=None)
-    action = None
-    emit_wrapper = None
-    for option, value in options:
-        if option == '--name':
-            settings['name'] = value
-        elif option == '--op':
-            function, schema = _split_op(value)
-            settings['functions'].append(function)
-            settings['schemas'].append(schema)
-        elif option in ('-B', '--build-dir'):
-            settings['build_dir'] = value
-        elif option == '-I':
-            settings['includes'].append(value)
-        elif option == '-D':
-            settings['cflags'].append('-D' + value)
-        elif option == '--cflag':
-            settings['cflags'].append(value)
-        elif option == '--multicore':
-            settings['multicore'] = True
-        elif option == '-j':
-            settings['jobs'] = _parse_jobs(value)
-        elif option in ('-k', '--keep-going'):
-            settings['keep_going'] = True
-        elif option in ('-n', '--dry-run'):
-            settings['dry_run'] = True
-        elif option in ('-v', '--verbose'):
-            settings['verbose'] = True
-        elif option == '--emit-wrapper':
-            emit_wrapper = value
-        elif option == '--target':
-            if value not in _TARGETS:
-                raise _UsageError(f"unknown target '{value}': use xtensa or host")
-            settings['target'] = value
-        elif option in ('--sdk', '--core', '--xtensa-system'):
-            settings[option[2:].replace('-', '_')] = value
-        elif option == '--launcher':
-            settings['launcher'] = value
-        elif option in ('-h', '--help', '--version'):
-            action = action or option
-    return settings, emit_wrapper, action
-
-
-def _write_wrapper(path, text):
-    if path == '-':
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return 0
-    directory = os.path.dirname(path) or '.'
-    temporary = None
+def program_path():
+    """The path of the build-custom-op program that python3 -m
+    build_custom_op and main() run: the source tree's (after make), the
+    install's (make install records it), or $BUILD_CUSTOM_OP_PROGRAM.
+    Raises BuildError (kind 'tool') when there is none."""
     try:
-        descriptor, temporary = tempfile.mkstemp(prefix='.wrapper.', dir=directory)
-        with os.fdopen(descriptor, 'w', encoding='utf-8') as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except OSError as error:
-        if temporary and os.path.exists(temporary):
-            os.unlink(temporary)
-        reason = os.strerror(error.errno) if error.errno else str(error)
-        sys.stderr.write(f'{PROGRAM}: cannot write {path}: {reason}\n')
-        return EXIT_BUILD_ERROR
-    return 0
-
-
-def _exit_code(error):
-    if error.kind == 'usage':
-        return EXIT_USAGE
-    if error.kind == 'interrupted':
-        return 128 + (error.signal or signal.SIGINT)
-    return EXIT_BUILD_ERROR
-
-
-def _run_command(argv):
-    try:
-        settings, emit_wrapper, action = _parse_command_line(argv)
-    except getopt.GetoptError as error:
-        raise _UsageError(_usage_message(error)) from None
-    if action in ('-h', '--help'):
-        sys.stdout.write(_USAGE)
-        return 0
-    if action == '--version':
-        version = _text(_library().bco_version())
-        sys.stdout.write(f'{PROGRAM} {version}\n'
-                         f'compatible with build_custom_op.py {__version__} '
-                         f"(ulib_to_ucode_version {versions['ulib_to_ucode_version']}, "
-                         f"ulib_to_isa_version {versions['ulib_to_isa_version']})\n")
-        return 0
-    if not settings['schemas']:
-        raise _UsageError("no ops: give at least one --op, such as "
-                          "--op 'my_ops::relu(Tensor x) -> Tensor'")
-    console = _Console(settings['dry_run'])
-    try:
-        if emit_wrapper is not None:
-            if settings['sources']:
-                raise _UsageError(f"--emit-wrapper takes no SOURCE, but "
-                                  f"'{settings['sources'][0]}' was given")
-            text = _call('bco_generate_wrapper', dict(functions=settings['functions'],
-                                                      schemas=settings['schemas'],
-                                                      target=settings['target']), console)
-            return _write_wrapper(emit_wrapper, text)
-        if settings['name'] is None:
-            raise _UsageError('no library name: give --name NAME')
-        if not settings['sources']:
-            raise _UsageError("no SOURCE: give the kernel's C++ files")
-        launcher = settings['launcher']
-        if launcher is None:
-            launcher = os.environ.get('CUSTOM_OP_LAUNCHER')
-        settings['launcher'] = [word for word in re.split('[ \t]+', launcher or '') if word]
-        try:
-            paths = _call('bco_build', settings, console)
-        finally:
-            console.clear_status()
-        if not settings['dry_run']:
-            for path in paths:
-                sys.stdout.write(path + '\n')
-        return 0
-    except BuildError as error:
-        console.clear_status()
-        if error.kind == 'step':
-            sys.stderr.write(f'{PROGRAM}: build stopped: a step failed\n')
-        else:
-            sys.stderr.write(f'{PROGRAM}: {error.message}\n')
-        if error.kind == 'usage':
-            sys.stderr.write(f"Try '{PROGRAM} --help' for more information.\n")
-        return _exit_code(error)
+        return _library_files.find_program(PROGRAM, PROGRAM_VARIABLE)
+    except _library_files.ProgramNotFound as error:
+        raise BuildError(str(error), kind='tool') from None
 
 
 def main(argv=None):
-    """The command line: build-custom-op's options; returns the exit status."""
-    if argv is None:
-        argv = sys.argv[1:]
-    try:
-        status = _run_command(argv)
-        sys.stdout.flush()
-        return status
-    except _UsageError as error:
-        sys.stderr.write(f"{PROGRAM}: {error}\nTry '{PROGRAM} --help' for more information.\n")
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        sys.stderr.write(f'{PROGRAM}: interrupted by SIGINT\n')
-        return 128 + signal.SIGINT
-    except BrokenPipeError:
-        # The reader went away: stop quietly, as the command does, and keep
-        # Python from failing again when it flushes stdout at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return 128 + signal.SIGPIPE
-
-
-if __name__ == '__main__':
-    sys.exit(main())
+    """Runs the build-custom-op program with argv (default: sys.argv[1:]),
+    on this process's standard descriptors, and returns its exit status; a
+    program ended by signal N gives 128 + N, as a shell reports it.  A
+    KeyboardInterrupt while it runs is passed on to it as SIGINT: main()
+    waits for it to stop its tools and delete their partial outputs, then
+    raises the KeyboardInterrupt.  A missing program raises BuildError."""
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    process = subprocess.Popen([program_path()] + [os.fspath(word) for word in arguments])
+    interrupted = None
+    while True:
+        try:
+            status = process.wait()
+            break
+        except KeyboardInterrupt as interrupt:
+            interrupted = interrupt
+            process.send_signal(signal.SIGINT)
+    if interrupted is not None:
+        raise interrupted
+    return 128 - status if status < 0 else status

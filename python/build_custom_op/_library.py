@@ -1,17 +1,20 @@
-"""_library.py - finding and loading the project's shared libraries.
+"""_library.py - finding the project's shared libraries and programs.
 
-A library (libbuildcustomop.so, libruncustomop.so) is looked up, in this
-order: the source tree (the repository root, after ``make``, when this
-package is python/build_custom_op of that tree), the install prefix
-(``make install`` records its library directory here), then the path in
-an environment variable of the caller's choice.
+A library (libbuildcustomop.so, libruncustomop.so) or a program
+(build-custom-op) is looked up, in this order: the source tree (the
+repository root, after ``make``, when this package is python/build_custom_op
+of that tree), the install prefix (``make install`` records its library and
+program directories here), then the path in an environment variable of the
+caller's choice.
 """
 
 import ctypes
 import os
 
-# `make install` replaces this with the library directory of the install.
+# `make install` replaces these with the library and program directories of
+# the install.
 _INSTALLED_LIBDIR = '@LIBDIR@'
+_INSTALLED_BINDIR = '@BINDIR@'
 
 # The directory that holds python/ in the source tree: three levels above
 # this file (python/build_custom_op/_library.py).
@@ -22,14 +25,35 @@ class LibraryNotFound(Exception):
     """No candidate could be loaded; the message says where each was sought."""
 
 
-def candidates(filename, variable):
-    """The paths tried for filename, in order."""
+class ProgramNotFound(Exception):
+    """No candidate program exists; the message says where each was sought."""
+
+
+def _recorded(directory):
+    """A directory make install recorded, or None before an install."""
+    return None if directory.startswith('@') else directory
+
+
+def _candidates(filename, installed_name, installed_directory, variable):
     yield os.path.join(_TOP, filename)
-    if not _INSTALLED_LIBDIR.startswith('@'):
-        yield os.path.join(_INSTALLED_LIBDIR, filename + '.0')
+    if installed_directory is not None:
+        yield os.path.join(installed_directory, installed_name)
     path = os.environ.get(variable)
     if path:
         yield path
+
+
+def candidates(filename, variable):
+    """The paths tried for the library filename, in order."""
+    return _candidates(filename, filename + '.0', _recorded(_INSTALLED_LIBDIR), variable)
+
+
+def _not_found(what, filename, variable, problems):
+    if not os.environ.get(variable):
+        problems.append(f'{variable} is not set')
+    return (f'cannot {what} {filename} (' + '; '.join(problems) + '). '
+            "Run 'make' in the build-custom-op source tree, or set "
+            f'{variable} to the path of {filename}.')
 
 
 def load(filename, variable, declare):
@@ -48,9 +72,18 @@ def load(filename, variable, declare):
             problems.append(f'{path}: {error}')
             continue
         return library
-    if not os.environ.get(variable):
-        problems.append(f'{variable} is not set')
-    raise LibraryNotFound(
-        f'cannot load {filename} (' + '; '.join(problems) + '). '
-        "Run 'make' in the build-custom-op source tree, or set "
-        f'{variable} to the path of {filename}.')
+    raise LibraryNotFound(_not_found('load', filename, variable, problems))
+
+
+def find_program(filename, variable):
+    """The path of the first candidate that is an executable file.  Raises
+    ProgramNotFound with every problem met."""
+    problems = []
+    for path in _candidates(filename, filename, _recorded(_INSTALLED_BINDIR), variable):
+        if not os.path.isfile(path):
+            problems.append(f'{path}: not found')
+        elif not os.access(path, os.X_OK):
+            problems.append(f'{path}: not executable')
+        else:
+            return path
+    raise ProgramNotFound(_not_found('find', filename, variable, problems))

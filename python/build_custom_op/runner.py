@@ -42,7 +42,7 @@ _MAX_ARGUMENTS = 10
 _NAME_SIZE = 64
 _MESSAGE_SIZE = 12288
 _DEFAULT_TIMEOUT = -1.0
-_TENSOR, _INTEGER, _REAL = range(3)
+_TENSOR, _INTEGER, _REAL, _LARGE_INTEGER = range(4)
 _STATUS_NAMES = {1: 'usage', 2: 'argument', 3: 'build', 4: 'op', 5: 'timeout', 6: 'unusable',
                  7: 'system'}
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
@@ -436,11 +436,14 @@ class Library:
                     argument.type = _INTEGER
                     argument.integer = int(value)
                     argument.text = None
+                elif isinstance(value, numbers.Integral):
+                    argument.type = _LARGE_INTEGER  # beyond int64
+                    argument.real = float(value) if abs(value) < 2 ** 1023 else float('inf')
+                    argument.text = str(value).encode()
                 elif isinstance(value, numbers.Real):
                     argument.type = _REAL
                     argument.real = float(value)
-                    argument.text = str(value).encode() if isinstance(value, numbers.Integral) \
-                        else None
+                    argument.text = None
                 else:
                     raise RunError(f'{self._describe(record, i)}: a {type(value).__name__} is '
                                    'neither a torch tensor nor a number', op=record.name,

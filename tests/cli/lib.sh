@@ -63,6 +63,32 @@ run_bco() {
 	run_capture ${BCO_RUNNER:-} "$BCO" "$@"
 }
 
+# start_reporting_end FILE COMMAND ARGS...: starts the command in the
+# background; when it ends, FILE holds "exit N" or "signal NAME" (a shell
+# reports both as one number).  Sets $pid to the command's own process,
+# which gets SIGINT, SIGTERM and SIGHUP with their default disposition.
+start_reporting_end() {
+	rm -f "$1" "$1.pid"
+	python3 -c '
+import signal, subprocess, sys
+child = subprocess.Popen(["env", "--default-signal=INT,TERM,HUP"] + sys.argv[2:])
+with open(sys.argv[1] + ".pid", "w") as stream:
+    stream.write(str(child.pid))
+status = child.wait()
+with open(sys.argv[1], "w") as stream:
+    stream.write("signal " + signal.Signals(-status).name[3:] if status < 0 else "exit %d" % status)
+' "$@" &
+	reporter=$!
+	tries=0
+	while [ ! -s "$1.pid" ] && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+	pid=$(cat "$1.pid")
+}
+
+# wait_for_end FILE: waits for the command start_reporting_end started.
+wait_for_end() {
+	wait "$reporter"
+}
+
 # finish: the script's exit status.
 finish() {
 	[ "$failures" -eq 0 ]

@@ -79,21 +79,17 @@ build -B blocker/build
 check_eq "a build directory that cannot be created" "$status:$err" \
 	"1:build-custom-op: cannot create build directory blocker/build: Not a directory"
 
-# Interrupts: the running tools are stopped and their partial outputs deleted.
-for signal in INT TERM; do
+# Interrupts: the running tools are stopped and their partial outputs
+# deleted, then the command ends by the same signal.
+for signal in INT TERM HUP; do
 	rm -rf build stamps
-	# A shell starts background jobs with SIGINT ignored; give it back.
-	FAKE_STAMPS=$WORK/stamps FAKE_HANG=relu.o env --default-signal=INT,TERM "$BCO" -j 2 --name lib \
-		--op 'my_ops::relu(Tensor x) -> Tensor' \
-		src/relu.cpp src/axpy.cpp >out.txt 2>err.txt &
-	pid=$!
+	FAKE_STAMPS=$WORK/stamps FAKE_HANG=relu.o start_reporting_end ended "$BCO" -j 2 --name lib \
+		--op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp src/axpy.cpp >out.txt 2>err.txt
 	tries=0
 	while ! grep -q '^hang relu.o' stamps 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
-	kill -$signal $pid
-	wait $pid
-	code=$?
-	expected=130; [ $signal = TERM ] && expected=143
-	check_eq "SIG$signal stops the build with $expected" "$code" "$expected"
+	kill -$signal "$pid"
+	wait_for_end ended
+	check_eq "SIG$signal: the command cleans up, then ends by SIG$signal" "$(cat ended)" "signal $signal"
 	check_true "SIG$signal: the hung step's partial output is deleted" test ! -e build/relu.o
 	check_eq "SIG$signal: no tool is left running" "$(pgrep -f "xt-clang.*-I$SDK" | wc -l)" "0"
 	check_eq "SIG$signal: the message" "$(tail -1 err.txt)" "build-custom-op: interrupted by SIG$signal"
@@ -129,22 +125,107 @@ while ! grep -q '^hang relu.o' stamps 2>/dev/null && [ $tries -lt 100 ]; do slee
 "$BCO" --name lib --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp src/axpy.cpp >out2.txt 2>err2.txt &
 second=$!
 tries=0
-while ! grep -q waiting err2.txt && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+while ! grep -q waiting err2.txt 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
 check_eq "a second build of the directory waits for the first" "$(head -1 err2.txt)" \
 	"waiting for another build of build to finish"
 env --default-signal=INT "$BCO" --name lib --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp src/axpy.cpp \
 	>out3.txt 2>err3.txt &
 third=$!
 tries=0
-while ! grep -q waiting err3.txt && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+while ! grep -q waiting err3.txt 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
 kill -INT $third
 wait $third
 check_eq "Ctrl-C while waiting for the lock stops the waiting build" "$?:$(tail -1 err3.txt)" \
 	"130:build-custom-op: interrupted by SIGINT"
 kill -9 $first
 wait $first 2>/dev/null
-kill "$(sed -n 's/^hang relu.o //p' stamps)" # the orphaned tool of the killed build
+kill -- -"$(sed -n 's/^hang relu.o //p' stamps)" # the orphaned tool of the killed build, and its children
 wait $second
 check_eq "a build killed with -9 leaves no stale lock: the waiting build goes on" "$?:$(cat out2.txt)" \
 	"0:build/lib.packed.so"
+
+# A build killed with -9: the lock file names its tools' process groups, so
+# the next build waits for them instead of having its objects overwritten.
+rm -rf build stamps gate other
+mkdir other
+printf 'int other;\n' >other/relu.cpp
+FAKE_STAMPS=$WORK/stamps FAKE_GATE=$WORK/gate "$BCO" -j 1 --name lib --op 'my_ops::relu(Tensor x) -> Tensor' \
+	src/relu.cpp >/dev/null 2>&1 &
+first=$!
+tries=0
+# The build names the compile's process group in its lock file just after
+# it starts the compile: wait for both.
+while { ! grep -q '^wait relu.o' stamps || ! [ -s build/.build-custom-op.lock ]; } 2>/dev/null &&
+	[ $tries -lt 100 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+kill -9 $first
+wait $first 2>/dev/null
+# shellcheck disable=SC2086 # the runner is words
+${BCO_RUNNER:-} "$BCO" -j 1 --name lib --op 'my_ops::relu(Tensor x) -> Tensor' other/relu.cpp >out2.txt 2>err2.txt &
+second=$!
+tries=0
+while ! grep -q waiting err2.txt 2>/dev/null && kill -0 $second 2>/dev/null && [ $tries -lt 100 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+: >gate
+wait $second
+code=$?
+tries=0
+while ! grep -q '^end relu.o' stamps && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+check_eq "the next build waits for the tools of a build killed with -9" \
+	"$(head -1 err2.txt | sed 's/group [0-9]*)$/group N)/')" \
+	"waiting for the tools of a killed build of build to end (process group N)"
+check_eq "and then builds its own object, which the orphaned tool does not overwrite" \
+	"$code:$(cat out2.txt):$(cat build/relu.o)" "0:build/lib.packed.so:object of other/relu.cpp"
+
+# A launcher that leaves a server running in a session of its own (as a
+# compiler cache does) does not keep the next build waiting.
+cat >daemon-launcher <<'SH'
+#!/bin/sh
+setsid sleep 60 </dev/null >/dev/null 2>&1 &
+echo $! >>"$DAEMONS"
+exec "$@"
+SH
+chmod +x daemon-launcher
+rm -rf build
+DAEMONS=$WORK/daemons build -j 2 --launcher "$WORK/daemon-launcher"
+# shellcheck disable=SC2086 # the runner is words
+DAEMONS=$WORK/daemons timeout 20 ${BCO_RUNNER:-} "$BCO" --launcher "$WORK/daemon-launcher" --name lib \
+	--op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp src/axpy.cpp >out2.txt 2>err2.txt
+check_eq "a server a launcher left running does not hold the next build" "$?:$(cat out2.txt):$(cat err2.txt)" \
+	"0:build/lib.packed.so:"
+while read -r daemon; do kill "$daemon"; done <daemons
+
+# The log records each step as it ends: after a build killed with -9 during
+# the link, the next build does only the link and the pack.
+rm -rf build stamps
+FAKE_STAMPS=$WORK/stamps FAKE_HANG=lib.so "$BCO" -j 1 --name lib --op 'my_ops::relu(Tensor x) -> Tensor' \
+	src/relu.cpp src/axpy.cpp >/dev/null 2>&1 &
+first=$!
+tries=0
+while ! grep -q '^hang lib.so' stamps 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+kill -9 $first
+wait $first 2>/dev/null
+kill -- -"$(sed -n 's/^hang lib.so //p' stamps)"
+build -j 1
+check_eq "a build killed during the link: the next one redoes only the link and the pack" \
+	"$status:$(sed -n 's/.* -o \([^ ]*\) .*/\1/p' log | tr '\n' ' ')" "0:build/lib.so build/lib.packed.so "
+
+# A caller with SIGCHLD blocked (a signalfd event loop) must not hang the build.
+cat >blocked.py <<'PY'
+import os, signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+os.execvp(sys.argv[1], sys.argv[1:])
+PY
+unfinished=0
+for round in 1 2 3 4 5 6 7 8 9 10; do
+	rm -rf build
+	# shellcheck disable=SC2086 # the runner is words
+	timeout 20 python3 blocked.py ${BCO_RUNNER:-} "$BCO" -j 2 --name lib --op 'my_ops::relu(Tensor x) -> Tensor' \
+		src/relu.cpp src/axpy.cpp >/dev/null 2>&1 || unfinished=$((unfinished + 1))
+done
+check_eq "with SIGCHLD blocked, 10 builds of 5 steps each finish" "$unfinished" 0
 finish

@@ -5,7 +5,7 @@ FUZZ_CC = clang
 FUZZ_SECONDS = 60
 FUZZ_TIMEOUT = 10
 FUZZ_RSS_MB = 2048
-FUZZ_HARNESSES = schema depfile buildlog npy wrapper
+FUZZ_HARNESSES = schema depfile buildlog npy wrapper words
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = -std=c11 $(WARNINGS) -O1 -g $(FUZZ_SANITIZE)
 FUZZ_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -Irun -Itests/fuzz \

@@ -21,6 +21,7 @@ check_eq "the probe's compile command is found" "$(printf '%s\n' "$compile_line"
 # build-custom-op does fails, with a message matching PATTERN (grep -e).
 rejected() {
 	what=$1 pattern=$2
+	mkdir -p "$WORK/n" # build-custom-op -n writes nothing, not even the directory
 	cp "$3" "$WORK/probe.cpp"
 	shift 3
 	if eval "$compile_line" '"$@"' >"$WORK/rejected.log" 2>&1; then

@@ -1,6 +1,7 @@
 """test_command.py - python3 -m build_custom_op against the build-custom-op
 binary: the same arguments give the same stdout, stderr, exit status and
-tool calls.  Also the library lookup and make install-python."""
+tool calls, since the module runs the program.  Also main(), the lookup of
+the library and of the program, and make install-python."""
 
 import os
 import shutil
@@ -8,18 +9,29 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tap  # noqa: E402
+import build_custom_op  # noqa: E402
 from test_compile import RELU, AXPY, wait_for_line  # noqa: E402
 
 BINARY = os.path.join(tap.TOP, 'build-custom-op')
 PYTHON_DIR = os.path.join(tap.TOP, 'python')
+# A build stopped by a signal cleans up, then ends by that signal.
+INTERRUPTED_STATUS = {signal.SIGINT: -signal.SIGINT, signal.SIGTERM: -signal.SIGTERM}
 
 
 def module_command():
     return [sys.executable, '-m', 'build_custom_op']
+
+
+def make_environment():
+    """The environment for a make run by a test: without the jobserver of a
+    make -j that runs the tests, whose descriptors the child does not get."""
+    return {name: value for name, value in os.environ.items()
+            if name not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')}
 
 
 def python_environment(**changes):
@@ -129,6 +141,8 @@ class CommandTest(tap.FakeToolchainTest):
                           ['--name', 'relu', '--op', RELU],
                           ['--emit-wrapper', '-', '--op', RELU, 'src/relu.cpp'],
                           ['--foo', '--op', RELU],
+                          ['--foo=bar', '--op', RELU],
+                          ['--name=relu', '--multicore=yes', '--op', RELU],
                           ['-x', '--op', RELU],
                           ['--op', RELU, '--name'],
                           ['-j', 'x', '--op', RELU],
@@ -141,32 +155,119 @@ class CommandTest(tap.FakeToolchainTest):
         self.same(['--version'], 0)
 
     def test_help(self):
-        done = subprocess.run(module_command() + ['--help'], stdout=subprocess.PIPE,
-                              env=python_environment())
-        self.assertEqual(done.returncode, 0)
-        self.assertEqual(done.stdout.decode().splitlines()[0],
-                         'Usage: python3 -m build_custom_op [OPTIONS] --name NAME '
-                         '--op [FN=]SCHEMA... SOURCE...')
+        out = self.same(['--help'], 0)[1]
+        self.assertEqual(out.splitlines()[0],
+                         'Usage: build-custom-op [OPTIONS] --name NAME --op [FN=]SCHEMA... SOURCE...')
 
-    def test_interrupts_exit_as_the_command_does(self):
-        stamps = os.path.join(self.work, 'stamps')
-        for number, status in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+    def test_an_unknown_option_with_a_value_is_named_whole(self):
+        err = self.same(['--foo=bar', '--op', RELU], 2)[2]
+        self.assertEqual(err, "build-custom-op: unrecognized option '--foo=bar'\n"
+                              "Try 'build-custom-op --help' for more information.\n")
+
+    def test_closed_standard_descriptors_and_a_full_stdout(self):
+        for closing in ('>&-', '2>&-', '<&-', '>/dev/full'):
+            with self.subTest(closing=closing):
+                ends = []
+                for command in ([BINARY], module_command()):
+                    done = subprocess.run(['sh', '-c', f'"$@" {closing}', 'sh'] + command +
+                                          ['--emit-wrapper', '-', '--op', RELU],
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          env=python_environment())
+                    ends.append((done.returncode, done.stderr.decode()))
+                self.assertEqual(ends[1], ends[0])
+                self.assertEqual(ends[0], (1, 'build-custom-op: cannot write to stdout: '
+                                              'No space left on device\n')
+                                 if closing == '>/dev/full' else (0, ''))
+
+    def interrupted(self, face, number):
+        """Runs a build that hangs in a compile, sends it a signal, and
+        returns (returncode, stdout, last line of stderr, relu.o left)."""
+        directory = os.path.join(self.work, face)
+        stamps = os.path.join(directory, 'stamps')
+        shutil.rmtree(os.path.join(directory, 'build'), ignore_errors=True)
+        if os.path.exists(stamps):
+            os.remove(stamps)
+        command = [BINARY] if face == 'binary' else module_command()
+        child = subprocess.Popen(
+            command + ['-j2', '--name', 'lib', '--op', RELU, 'src/relu.cpp', 'src/axpy.cpp'],
+            cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=python_environment(FAKE_HANG='relu.o', FAKE_STAMPS=stamps))
+        wait_for_line(stamps, 'hang relu.o')
+        child.send_signal(number)
+        out, err = child.communicate()
+        return (child.returncode, out.decode(), err.decode().splitlines()[-1],
+                os.path.exists(os.path.join(directory, 'build/relu.o')))
+
+    def test_interrupts_end_it_as_they_end_the_command(self):
+        for number in (signal.SIGINT, signal.SIGTERM):
             with self.subTest(signal=number):
-                shutil.rmtree('build', ignore_errors=True)
-                if os.path.exists(stamps):
-                    os.remove(stamps)
-                child = subprocess.Popen(
-                    module_command() + ['-j2', '--name', 'lib', '--op', RELU, 'src/relu.cpp',
-                                        'src/axpy.cpp'],
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                    env=python_environment(FAKE_HANG='relu.o', FAKE_STAMPS=stamps))
-                wait_for_line(stamps, 'hang relu.o')
-                child.send_signal(number)
-                out, err = child.communicate()
-                self.assertEqual((child.returncode, out.decode(), err.decode().splitlines()[-1]),
-                                 (status, '', 'build-custom-op: interrupted by '
-                                  + signal.Signals(number).name))
-                self.assertFalse(os.path.exists('build/relu.o'))
+                binary = self.interrupted('binary', number)
+                module = self.interrupted('module', number)
+                self.assertEqual(module, binary)
+                self.assertEqual(binary, (INTERRUPTED_STATUS[number], '',
+                                          'build-custom-op: interrupted by '
+                                          + signal.Signals(number).name, False))
+
+    def test_main_returns_the_status(self):
+        code = ('import sys, build_custom_op\n'
+                'status = build_custom_op.main(sys.argv[1:])\n'
+                'print("status", status)\n')
+        done = subprocess.run([sys.executable, '-c', code, '--emit-wrapper', '-', '--op',
+                               '1bad=' + RELU], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=python_environment())
+        self.assertEqual((done.returncode, done.stdout.decode(), done.stderr.decode()), (
+            0, 'status 1\n', "build-custom-op: op 1: function name '1bad' is not a C identifier "
+                             "(letters, digits and '_', not starting with a digit)\n"))
+        done = subprocess.run([sys.executable, '-c', code, '--version'], stdout=subprocess.PIPE,
+                              env=python_environment())
+        self.assertEqual(done.stdout.decode().splitlines()[-1], 'status 0')
+
+    def test_main_passes_a_keyboard_interrupt_on_and_waits(self):
+        stamps = os.path.join(self.work, 'stamps')
+        os.environ.update(FAKE_HANG='relu.o', FAKE_STAMPS=stamps)
+
+        def interrupt():
+            wait_for_line(stamps, 'hang relu.o')
+            os.kill(os.getpid(), signal.SIGINT)  # to this process only, not to the program
+
+        thread = threading.Thread(target=interrupt)
+        thread.start()
+        saved_stderr = os.dup(2)  # the program's progress goes there
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                build_custom_op.main(['-j2', '--name', 'lib', '--op', RELU, 'src/relu.cpp',
+                                      'src/axpy.cpp'])
+        finally:
+            os.dup2(saved_stderr, 2)
+            os.close(saved_stderr)
+            os.close(null)
+            thread.join()
+        # main() waited: the program had stopped the tool and deleted its output.
+        self.assertFalse(os.path.exists('build/relu.o'))
+        tool = int(wait_for_line(stamps, 'hang relu.o', limit=1).split()[2])
+        with self.assertRaises(ProcessLookupError):
+            os.kill(tool, 0)
+
+
+    def test_the_module_becomes_the_program(self):
+        # exec, not a child: the process python3 -m started is build-custom-op
+        # itself, and it is the parent of the tools.
+        stamps = os.path.join(self.work, 'stamps')
+        child = subprocess.Popen(
+            module_command() + ['-j1', '--name', 'lib', '--op', RELU, 'src/relu.cpp'],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=python_environment(FAKE_HANG='relu.o', FAKE_STAMPS=stamps))
+        try:
+            tool = wait_for_line(stamps, 'hang relu.o').split()[2]
+            with open(f'/proc/{tool}/stat') as stream:
+                parent = int(stream.read().rsplit(')', 1)[1].split()[1])
+            self.assertEqual((parent, os.path.realpath(f'/proc/{child.pid}/exe')),
+                             (child.pid, os.path.realpath(BINARY)))
+        finally:
+            child.terminate()
+            child.wait()
 
 
 class LibraryLookupTest(unittest.TestCase):
@@ -214,23 +315,54 @@ class LibraryLookupTest(unittest.TestCase):
                               env=environment, cwd=self.work)
         self.assertEqual(done.stdout.decode(), f'{self.work}/lib/libbuildcustomop.so\n')
 
+    def test_a_missing_program_says_how_to_get_one(self):
+        directory = self.copy_module()
+        environment = dict(os.environ, PYTHONPATH=directory)
+        environment.pop('BUILD_CUSTOM_OP_PROGRAM', None)
+        done = subprocess.run([sys.executable, '-m', 'build_custom_op', '--version'],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment,
+                              cwd=self.work)
+        self.assertEqual((done.returncode, done.stdout.decode(), done.stderr.decode()), (
+            1, '', 'build-custom-op: cannot find build-custom-op '
+                   f'({self.work}/lib/build-custom-op: not found; '
+                   'BUILD_CUSTOM_OP_PROGRAM is not set). '
+                   "Run 'make' in the build-custom-op source tree, or set "
+                   'BUILD_CUSTOM_OP_PROGRAM to the path of build-custom-op.\n'))
+
+    def test_the_program_from_the_environment(self):
+        directory = self.copy_module()
+        environment = dict(os.environ, PYTHONPATH=directory, BUILD_CUSTOM_OP_PROGRAM=BINARY)
+        code = 'import build_custom_op; print(build_custom_op.program_path())'
+        done = subprocess.run([sys.executable, '-c', code], stdout=subprocess.PIPE,
+                              env=environment, cwd=self.work)
+        self.assertEqual(done.stdout.decode(), BINARY + '\n')
+        done = subprocess.run([sys.executable, '-m', 'build_custom_op', '--version'],
+                              stdout=subprocess.PIPE, env=environment, cwd=self.work)
+        self.assertEqual((done.returncode, done.stdout.decode().split('\n')[0]),
+                         (0, 'build-custom-op 0.1.0'))
+
     def test_make_install_python_records_the_prefix(self):
         prefix = os.path.join(self.work, 'prefix')
         done = subprocess.run(['make', '-s', '--no-print-directory', '-C', tap.TOP, 'install-python',
                                'PREFIX=' + prefix, 'DESTDIR='],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=make_environment())
         self.assertEqual((done.returncode, done.stdout.decode()), (0, ''))
         directory = os.path.join(prefix, 'lib', 'python3', 'dist-packages')
         self.assertEqual(os.listdir(directory), ['build_custom_op'])
-        # As make install places the library.
+        # As make install places the library and the program.
         shutil.copy(os.path.join(tap.TOP, 'libbuildcustomop.so'),
                     os.path.join(prefix, 'lib', 'libbuildcustomop.so.0'))
+        os.mkdir(os.path.join(prefix, 'bin'))
+        shutil.copy(BINARY, os.path.join(prefix, 'bin', 'build-custom-op'))
         environment = dict(os.environ, PYTHONPATH=directory)
         environment.pop('BUILD_CUSTOM_OP_LIBRARY', None)
-        code = 'import build_custom_op; print(build_custom_op.library_path())'
+        environment.pop('BUILD_CUSTOM_OP_PROGRAM', None)
+        code = ('import build_custom_op\n'
+                'print(build_custom_op.library_path()); print(build_custom_op.program_path())')
         done = subprocess.run([sys.executable, '-c', code], stdout=subprocess.PIPE,
                               env=environment, cwd=self.work)
-        self.assertEqual(done.stdout.decode(), f'{prefix}/lib/libbuildcustomop.so.0\n')
+        self.assertEqual(done.stdout.decode(), f'{prefix}/lib/libbuildcustomop.so.0\n'
+                                               f'{prefix}/bin/build-custom-op\n')
         done = subprocess.run([sys.executable, '-m', 'build_custom_op', '--emit-wrapper', '-',
                                '--op', RELU], stdout=subprocess.PIPE, env=environment,
                               cwd=self.work)
@@ -241,11 +373,12 @@ class LibraryLookupTest(unittest.TestCase):
         destination = os.path.join(self.work, 'stage')
         done = subprocess.run(['make', '-s', '--no-print-directory', '-C', tap.TOP, 'install-python', 'PREFIX=/usr',
                                'DESTDIR=' + destination, 'PYTHONDIR=/opt/py'],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=make_environment())
         self.assertEqual((done.returncode, done.stdout.decode()), (0, ''))
         with open(os.path.join(destination, 'opt/py/build_custom_op/_library.py')) as stream:
-            lines = [line for line in stream if line.startswith('_INSTALLED_LIBDIR')]
-        self.assertEqual(lines, ["_INSTALLED_LIBDIR = '/usr/lib'\n"])
+            lines = [line for line in stream if line.startswith('_INSTALLED_')]
+        self.assertEqual(lines, ["_INSTALLED_LIBDIR = '/usr/lib'\n",
+                                 "_INSTALLED_BINDIR = '/usr/bin'\n"])
 
 
 if __name__ == '__main__':

@@ -416,6 +416,72 @@ class CompileTest(tap.FakeToolchainTest):
         with self.assertRaises(TypeError):
             self.build(jobs='2')
 
+    def test_a_set_is_refused_where_order_counts(self):
+        for keyword in ('fn_names', 'src_files', 'schema', 'includes', 'cflags'):
+            with self.subTest(argument=keyword):
+                value = {'relu'} if keyword == 'fn_names' else {'x'}
+                with self.assertRaises(TypeError) as caught:
+                    self.build(**{keyword: value})
+                self.assertEqual(str(caught.exception),
+                                 f'{keyword} must be a list, not a set: a set has no order, and '
+                                 f'the order of {keyword} counts')
+        with self.assertRaises(TypeError):
+            self.build(fn_names=frozenset(['relu']))
+
+    def test_type_errors_name_the_argument(self):
+        wrong = dict(name=1, fn_names=1, src_files=[2], schema=[None], build_directory=3.5,
+                     includes=[4], cflags=[None], multicore='yes', verbose='yes', jobs='2',
+                     target=['host'], launcher=[5], dry_run='no', keep_going=[], sdk=6, core=7,
+                     xtensa_system=8)
+        for keyword, value in wrong.items():
+            with self.subTest(argument=keyword):
+                with self.assertRaises(TypeError) as caught:
+                    self.build(**{keyword: value})
+                self.assertTrue(str(caught.exception).startswith(keyword), str(caught.exception))
+        with self.assertRaises(TypeError) as caught:
+            self.build(target=['host'])
+        self.assertEqual(str(caught.exception), "target must be 'xtensa' or 'host', not list")
+
+    def test_empty_words_are_refused(self):
+        error = self.build_error(includes=['inc', '""'])
+        self.assertEqual((error.kind, str(error)), (
+            'input', "includes entry 2 '\"\"' holds an empty word: an include directory cannot be "
+                     "empty (-I alone would take the next compiler argument as its directory)"))
+        error = self.build_error(includes=['-isystem', "''"])
+        self.assertEqual(error.kind, 'input')
+        error = self.build_error(cflags=['-O2', '-D ""'])
+        self.assertEqual((error.kind, str(error)), (
+            'input', "cflags entry 2 '-D \"\"' holds an empty word: the compiler would take it for "
+                     "a file named ''"))
+        self.assertEqual(self.logged(), [])
+
+    def test_a_megabyte_of_cflags_is_split(self):
+        # Split in one pass in C (bco_split_words); bench/ measures that the
+        # time grows linearly.
+        cflags = ['-DA=1 "-DB=a b" ' * 70000]
+        self.assertGreater(len(cflags[0]), 1000000)
+        words = build_custom_op._split_cflags(cflags)
+        self.assertEqual((len(words), words[:2], words[-1]), (140000, ['-DA=1', '-DB=a b'], '-DB=a b'))
+        long_word = '-DX=' + 'a' * 1000000  # shlex.split took 16 s for this
+        self.assertEqual(build_custom_op._split_cflags([long_word]), [long_word])
+
+    def test_the_launcher_is_split_as_the_command_splits_it(self):
+        command = os.path.join(tap.TOP, 'build-custom-op')
+        for text in ('fake-launcher  -x', "'a b' c", 'x\\ y "q\\"r" \'$HOME\'', 'a\tb\nc',
+                     '`x` $(y) ~ *', 'a\\\nb', '"a\\$b\\c"'):
+            with self.subTest(launcher=text):
+                done = subprocess.run([command, '-n', '--launcher', text, '--name', 'relu', '--op',
+                                       RELU, 'src/relu.cpp'], stdout=subprocess.PIPE, check=True)
+                arguments = ('relu', ['relu'], ['src/relu.cpp'], [RELU], 'build')
+                with Quiet() as quiet:
+                    build_custom_op.compile(*arguments, launcher=text, dry_run=True)
+                self.assertEqual(quiet.out.getvalue(), done.stdout.decode())
+                os.environ['CUSTOM_OP_LAUNCHER'] = text
+                with Quiet() as quiet:
+                    build_custom_op.compile(*arguments, dry_run=True)
+                del os.environ['CUSTOM_OP_LAUNCHER']
+                self.assertEqual(quiet.out.getvalue(), done.stdout.decode())
+
     # --- words -----------------------------------------------------------------
 
     def argv(self):
@@ -600,6 +666,33 @@ class CompileTest(tap.FakeToolchainTest):
             signal.signal(signal.SIGINT, previous)
         self.assertEqual((error.kind, error.signal, str(error), seen),
                          ('interrupted', signal.SIGINT, 'interrupted by SIGINT', [signal.SIGINT]))
+
+    def test_ctrl_c_with_compile_in_another_thread_reaches_the_main_thread(self):
+        stamps = self.hang()
+        outcome = []
+
+        def build():
+            try:
+                build_custom_op.compile('relu', ['relu', 'axpy'], ['src/relu.cpp', 'src/axpy.cpp'],
+                                        [RELU, AXPY], 'build', jobs=2)
+            except BaseException as error:  # what the thread's call ended with
+                outcome.append(error)
+
+        worker = threading.Thread(target=build)
+        worker.start()
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                self.assertIsNotNone(wait_for_line(stamps, 'hang relu.o'))
+                os.kill(os.getpid(), signal.SIGINT)
+                worker.join()  # the KeyboardInterrupt comes here, in the main thread
+                time.sleep(1)  # or just after; never reached when it comes
+        finally:
+            worker.join()
+        self.assertEqual([(type(error), getattr(error, 'kind', None)) for error in outcome],
+                         [(BuildError, 'interrupted')])
+        self.assertFalse(os.path.exists('build/relu.o'))
+        self.assert_no_tool_left(stamps)
+        self.assertIs(signal.getsignal(signal.SIGINT), signal.default_int_handler)
 
     # --- repeated calls ---------------------------------------------------------
 

@@ -233,6 +233,8 @@ class RunnerTest(unittest.TestCase):
              'range'),
             (('fill', 2 ** 64), 'fill argument 1 (long long v): 18446744073709551616 is out of the '
              'int64 range'),
+            (('axpby', x, x, 2 ** 63, 0.5, 7), 'axpby argument 3 (Scalar a): 9223372036854775808 is '
+             'out of the int64 range'),
             (('axpby', x, x, 'three', 0.5, 7), 'axpby argument 3 (Scalar a): a str is neither a '
              'torch tensor nor a number'),
         ]

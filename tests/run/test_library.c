@@ -452,6 +452,14 @@ static void test_bad_arguments(void)
 	check_argument_error(library, "axpby", a, 5, &output, RCO_ERROR_ARGUMENT,
 	                     "axpby argument 3 (Scalar a): 1e+39 is out of the float32 range",
 	                     "a Scalar real beyond float32");
+	a[3] = real_argument(0.5);
+	a[2] = real_argument(9223372036854775808.0);
+	a[2].type = RCO_ARGUMENT_LARGE_INTEGER;
+	a[2].text = "9223372036854775808";
+	check_argument_error(library, "axpby", a, 5, &output, RCO_ERROR_ARGUMENT,
+	                     "axpby argument 3 (Scalar a): 9223372036854775808 is out of the int64 range",
+	                     "a whole number beyond int64 for a Scalar is refused, not made a float32");
+	a[2] = integer_argument(3);
 	struct rco_argument v = real_argument(0.1);
 	check_argument_error(library, "fill", &v, 1, &output, RCO_ERROR_ARGUMENT,
 	                     "fill argument 1 (long long v): 0.1 is not an integer",

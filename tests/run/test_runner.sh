@@ -136,6 +136,15 @@ check_eq "an int beyond int32" "$status:$err" \
 run_op --op axpby --in "$WORK/x.npy" --in "$WORK/x.npy" --scalar 3 --scalar 1e99 --scalar 1 "$M/fake"
 check_eq "a float beyond float32" "$status:$err" \
 	"2:run-custom-op: axpby argument 4 (float b): --scalar 1e99 is out of the float32 range"
+run_op --op scalar_dtype --scalar 9223372036854775808 --out-shape 2 --out-dtype float32 "$M/fake"
+check_eq "a Scalar whole number beyond int64 (not a wrapped float32)" "$status:$err" \
+	"2:run-custom-op: scalar_dtype argument 1 (Scalar s): --scalar 9223372036854775808 is out of the int64 range"
+run_op --op scalar_dtype --scalar 1e400 --out-shape 2 --out-dtype float32 "$M/fake"
+check_eq "a Scalar beyond the double range (not inf)" "$status:$err" \
+	"2:run-custom-op: scalar_dtype argument 1 (Scalar s): --scalar 1e400 is out of the float32 range"
+run_op --op axpby --in "$WORK/x.npy" --in "$WORK/x.npy" --scalar 3 --scalar 1e400 --scalar 1 "$M/fake"
+check_eq "a float beyond the double range (not inf)" "$status:$err" \
+	"2:run-custom-op: axpby argument 4 (float b): --scalar 1e400 is out of the float32 range"
 run_op --op axpby --in "$WORK/x.npy" --in "$WORK/x.npy" --scalar 3x --scalar 1 --scalar 1 "$M/fake"
 check_eq "a Scalar that is not a number" "$status:$err" \
 	"2:run-custom-op: axpby argument 3 (Scalar a): --scalar 3x is not a number"

@@ -5,8 +5,11 @@
 #ifndef CHECK_H
 #define CHECK_H
 
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int check_failures;
 
@@ -70,6 +73,41 @@ static inline void check_long(long actual, long expected, const char *what, cons
 	}
 	check_failures++;
 	printf("not ok - %s\n# %s:%d: expected %ld, got %ld\n", what, file, line, expected, actual);
+}
+
+/* Writes text to path, or ends the test program when it cannot. */
+static inline void check_write_file(const char *path, const char *text)
+{
+	FILE *file = fopen(path, "w");
+	if (!file || fputs(text, file) == EOF || fclose(file) != 0) {
+		printf("not ok - cannot write %s\n", path);
+		exit(1);
+	}
+}
+
+static const char *check_watched;
+
+static inline void check_watchdog_fired(int signal_number)
+{
+	(void)signal_number;
+	ssize_t ignored = write(STDOUT_FILENO, "\nnot ok - ", 10);
+	ignored = write(STDOUT_FILENO, check_watched, strlen(check_watched));
+	ignored = write(STDOUT_FILENO, " (it hung)\n", 11);
+	(void)ignored;
+	_exit(1);
+}
+
+/* From now on, what must end within seconds: the program fails with
+ * "not ok - WHAT (it hung)" rather than hang.  0 stops watching. */
+static inline void check_watchdog(unsigned seconds, const char *what)
+{
+	struct sigaction action;
+	memset(&action, 0, sizeof action);
+	action.sa_handler = check_watchdog_fired;
+	sigemptyset(&action.sa_mask);
+	check_watched = what;
+	sigaction(SIGALRM, &action, NULL);
+	alarm(seconds);
 }
 
 #endif

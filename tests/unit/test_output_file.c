@@ -68,12 +68,20 @@ static mode_t mode_of(const char *path)
 	return lstat(path, &st) == 0 ? st.st_mode : 0;
 }
 
+/* Reads the FIFO to its end: the writer writes in parts, and a reader that
+ * left after the first would end it by SIGPIPE. */
 static void *read_fifo(void *path)
 {
 	static char got[64];
+	size_t length = 0;
 	int fd = open(path, O_RDONLY);
-	ssize_t length = fd >= 0 ? read(fd, got, sizeof got - 1) : -1;
-	got[length > 0 ? length : 0] = '\0';
+	while (fd >= 0 && length < sizeof got - 1) {
+		ssize_t n = read(fd, got + length, sizeof got - 1 - length);
+		if (n <= 0)
+			break;
+		length += (size_t)n;
+	}
+	got[length] = '\0';
 	if (fd >= 0)
 		close(fd);
 	return got;
@@ -136,6 +144,22 @@ int main(void)
 	pthread_join(reader, &got);
 	CHECK_STR(got, "to the reader\n", "its reader gets the content");
 	CHECK(S_ISFIFO(mode_of(fifo)), "and it stays a FIFO");
+
+	/* /dev/stdout is a link to /proc/self/fd/1, whose link names no path
+	 * when it is a pipe ("pipe:[N]"): the kernel still finds the pipe. */
+	int ends[2];
+	if (pipe(ends) != 0)
+		printf("# pipe: %s\n", strerror(errno));
+	char through_proc[64];
+	snprintf(through_proc, sizeof through_proc, "/proc/self/fd/%d", ends[1]);
+	CHECK_INT(write_text(through_proc, "to the pipe\n", error), 0,
+	          "a pipe behind a /proc link is written through");
+	close(ends[1]);
+	char piped[64] = "";
+	ssize_t piped_length = read(ends[0], piped, sizeof piped - 1);
+	piped[piped_length > 0 ? piped_length : 0] = '\0';
+	close(ends[0]);
+	CHECK_STR(piped, "to the pipe\n", "and its reader gets the content");
 
 	CHECK_INT(write_text("/dev/null", "gone\n", error), 0, "a device is written through");
 	CHECK(S_ISCHR(mode_of("/dev/null")), "and stays a device");

@@ -62,13 +62,68 @@ static void accepted_forms(void)
 	          "long long with any whitespace between the words");
 	CHECK_STR(parse("my_ops::f.out(Tensor x) -> Tensor"), "my_ops::f.out(T:Tensor:x) -> Tensor",
 	          "an overload name");
-	CHECK_STR(parse("my_ops::f(Tensor x, *, int n=3, float a = -1.5e-3, Scalar s=None) -> Tensor"),
-	          "my_ops::f(T:Tensor:x,i:int:n,f:float:a,S:Scalar:s) -> Tensor",
-	          "keyword-only marker and defaults are accepted and dropped");
-	CHECK_STR(parse("my_ops::f(int x=[1, [2, 3]], int y='a\\'b', int z=\"q\") -> Tensor"),
-	          "my_ops::f(i:int:x,i:int:y,i:int:z) -> Tensor", "list and string defaults");
-	CHECK_STR(parse("my_ops::f(Tensor x=1) -> Tensor"), "my_ops::f(T:Tensor:x) -> Tensor",
-	          "the original's 'x=1' default form gives the same type list");
+	CHECK_STR(parse("my_ops::f(Tensor x, *, int n=3, float a = -1.5e-3, Scalar s=2, Scalar t=0.5, "
+	                "long long l=-9223372036854775808) -> Tensor"),
+	          "my_ops::f(T:Tensor:x,i:int:n,f:float:a,S:Scalar:s,S:Scalar:t,l:long long:l) -> Tensor",
+	          "keyword-only marker and defaults of the right type are accepted and dropped");
+	CHECK_STR(parse("my_ops::f(*, Tensor x) -> Tensor"), "my_ops::f(T:Tensor:x) -> Tensor",
+	          "every argument keyword-only");
+	CHECK_STR(parse("my_ops::f(int n=-2147483648, int m=2147483647, float x=1e-400, "
+	                "float y=100000000000000000000000) -> Tensor"),
+	          "my_ops::f(i:int:n,i:int:m,f:float:x,f:float:y) -> Tensor",
+	          "defaults at the ends of their ranges");
+}
+
+/* The error line of a parse (without the schema and the caret). */
+static const char *error_of(const char *text)
+{
+	const char *result = parse(text);
+	const char *newline = strchr(result, '\n');
+	return newline ? arena_strndup(&arena, result, (size_t)(newline - result)) : result;
+}
+
+static void argument_rules(void)
+{
+	CHECK_STR(error_of("my_ops::f(Tensor x, int x) -> Tensor"),
+	          "error 25: schema:25: error: argument 'x' is declared twice; each argument needs its "
+	          "own name", "a duplicate argument name");
+	CHECK_STR(error_of("my_ops::f(*) -> Tensor"),
+	          "error 11: schema:11: error: '*' marks the keyword-only arguments after it, but none "
+	          "follows", "a '*' with nothing after it");
+	CHECK_STR(error_of("my_ops::f(Tensor x, *) -> Tensor"),
+	          "error 21: schema:21: error: '*' marks the keyword-only arguments after it, but none "
+	          "follows", "a '*' at the end");
+	CHECK_STR(error_of("my_ops::f(Tensor x, *, int n, *, int m) -> Tensor"),
+	          "error 31: schema:31: error: a second '*': the keyword-only arguments are marked once",
+	          "a second '*'");
+	CHECK_STR(error_of("my_ops::f(Tensor x=1) -> Tensor"),
+	          "error 20: schema:20: error: argument 'x' of type 'Tensor' cannot have a default",
+	          "a Tensor with a default (the original took 'x=1' for the name)");
+	const struct {
+		const char *text;
+		const char *error;
+	} defaults[] = {
+		{ "int x=1.5", "default '1.5' of argument 'x' does not match its type 'int': give a whole number" },
+		{ "int x=[1, [2, 3]]", "default '[1, [2, 3]]' of argument 'x' does not match its type 'int': give a whole number" },
+		{ "int x='a\\'b'", "default ''a\\'b'' of argument 'x' does not match its type 'int': give a whole number" },
+		{ "long long x=\"q\"", "default '\"q\"' of argument 'x' does not match its type 'long long': give a whole number" },
+		{ "float x=None", "default 'None' of argument 'x' does not match its type 'float': give a number" },
+		{ "float x=0x10", "default '0x10' of argument 'x' does not match its type 'float': give a number" },
+		{ "Scalar x=True", "default 'True' of argument 'x' does not match its type 'Scalar': give a number" },
+		{ "int x=2147483648", "default '2147483648' of argument 'x' is out of the range of its type 'int' (-2147483648 to 2147483647)" },
+		{ "long long x=9223372036854775808", "default '9223372036854775808' of argument 'x' is out of the range of its type 'long long' (a whole number of 64 bits)" },
+		{ "float x=1e39", "default '1e39' of argument 'x' is out of the range of its type 'float' (a float, up to about 3.4e38)" },
+		{ "Scalar x=9223372036854775808", "default '9223372036854775808' of argument 'x' is out of the range of its type 'Scalar' (a whole number of 64 bits)" },
+		{ "Scalar x=1e400", "default '1e400' of argument 'x' is out of the range of its type 'Scalar' (a float, up to about 3.4e38)" },
+	};
+	for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
+		const char *text = arena_printf(&arena, "my_ops::f(%s) -> Tensor", defaults[i].text);
+		/* The caret is at the default, after "my_ops::f(TYPE NAME=". */
+		int column = (int)(strchr(text, '=') - text) + 2;
+		CHECK_STR(error_of(text),
+		          arena_printf(&arena, "error %d: schema:%d: error: %s", column, column, defaults[i].error),
+		          arena_printf(&arena, "the default of %s is refused", defaults[i].text));
+	}
 }
 
 static void errors(void)
@@ -187,6 +242,7 @@ int main(void)
 	}
 	arena_init(&arena, &out_of_memory);
 	accepted_forms();
+	argument_rules();
 	errors();
 	hostile_input();
 	arena_release(&arena);

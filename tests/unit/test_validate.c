@@ -78,8 +78,8 @@ static void names(void)
 	CHECK_STR(one("main", "a::b() -> Tensor"),
 	          "error 0: op 1: function name 'main' is the program's entry point in C++ and cannot "
 	          "return a Tensor; choose another name", "main is refused");
-	const char *header[] = { "wrapper_fn", "at", "std", "torch", "c10", "uint32_t", "STACK_SIZE",
-	                         "NULL", "assert", "my_type_t" };
+	const char *header[] = { "wrapper_fn", "at", "std", "torch", "c10", "neuron_host",
+	                         "uint32_t", "STACK_SIZE", "NULL", "assert", "my_type_t" };
 	for (size_t i = 0; i < sizeof header / sizeof header[0]; i++)
 		CHECK_STR(one(header[i], "a::b() -> Tensor"),
 		          arena_printf(&arena, "error 0: op 1: function name '%s' is a type, namespace or "
@@ -103,6 +103,20 @@ static void names(void)
 	CHECK_STR(one("customop", "a::b() -> Tensor"),
 	          "error 0: op 1: function name 'customop' would define 'customop_wrapper', which the "
 	          "runtime defines; choose another name", "a generated name with the runtime prefix");
+	CHECK_STR(one(NULL, "a::abs(Tensor x) -> Tensor"),
+	          "error 0: op 1: function name 'abs' is also at::abs of the kernel API: the wrapper's "
+	          "call abs(...) with a Tensor argument would be ambiguous (argument-dependent lookup "
+	          "finds both); rename the kernel function, for example to 'abs_kernel' "
+	          "(FN=abs_kernel in --op, or in fn_names)", "a function of the kernel API is refused");
+	CHECK_STR(one("abs_kernel", "a::abs(Tensor x) -> Tensor"), "ok 1 abs_kernel",
+	          "the rename it gives is accepted");
+	CHECK_STR(one("zeros", "a::b(Tensor x) -> Tensor"), "ok 1 zeros",
+	          "a factory's name is free: no call with the wrapper's arguments reaches it");
+	CHECK_STR(one("output", "a::b(Tensor x) -> Tensor"),
+	          "error 0: op 1: function name 'output' is the wrapper's variable for the kernel's "
+	          "result, so the call output(...) would not compile; rename the kernel function, for "
+	          "example to 'output_kernel' (FN=output_kernel in --op, or in fn_names)",
+	          "the wrapper's local variable is refused");
 }
 
 static void collisions(void)

@@ -1,0 +1,51 @@
+#!/bin/sh
+# test_run_tests.sh - tests/run-tests.sh counts what each test program
+# reports: a skip apart from a pass, silence and a crash as failures, and
+# under CI=true a skip as a failure too.  And tests/unit/test_exec passes
+# under nohup, whose ignored SIGHUP is its stated precondition.
+. "$(dirname "$0")/lib.sh"
+cd "$WORK" || exit 1
+RUN_TESTS=$TOP/tests/run-tests.sh
+
+printf 'echo "ok - one"\necho "ok - two"\n' >passes.sh
+printf 'echo "ok - one"\necho "ok - two # skip needs a thing: apt-get install thing"\necho "ok - three # SKIP later"\n' >skips.sh
+printf 'exit 0\n' >silent.sh
+printf 'echo "ok - one"\nexit 3\n' >crashes.sh
+printf 'echo "ok - one"\necho "not ok - two"\necho "# why"\nexit 1\n' >fails.sh
+
+run_capture sh "$RUN_TESTS" passes.sh
+check_eq "passes are counted" "$status:$out" "0:PASS passes.sh (2 checks)
+2 passed, 0 failed, 0 skipped"
+run_capture env CI= sh "$RUN_TESTS" skips.sh
+check_eq "skips are counted apart and listed" "$status:$out" "0:PASS skips.sh (1 checks, 2 skipped)
+    ok - two # skip needs a thing: apt-get install thing
+    ok - three # SKIP later
+1 passed, 0 failed, 2 skipped"
+run_capture env CI=true sh "$RUN_TESTS" skips.sh
+check_eq "under CI=true a skip is a failure" "$status:$(printf '%s\n' "$out" | tail -1)" \
+	"1:1 passed, 1 failed, 2 skipped"
+run_capture sh "$RUN_TESTS" silent.sh
+check_eq "a program that reports nothing fails" "$status:$out" "1:FAIL silent.sh (0 passed, 1 failed, 0 skipped)
+    not ok - silent.sh exited 0 but reported no check
+0 passed, 1 failed, 0 skipped"
+run_capture sh "$RUN_TESTS" crashes.sh
+check_eq "a program that exits non-zero without a failed check fails" "$status:$out" \
+	"1:FAIL crashes.sh (1 passed, 1 failed, 0 skipped)
+    not ok - crashes.sh exited with status 3
+1 passed, 1 failed, 0 skipped"
+run_capture sh "$RUN_TESTS" fails.sh passes.sh
+check_eq "failures are shown with their details, and totalled" "$status:$out" \
+	"1:FAIL fails.sh (1 passed, 1 failed, 0 skipped)
+    not ok - two
+    # why
+PASS passes.sh (2 checks)
+3 passed, 1 failed, 0 skipped"
+
+if [ -x "$TOP/tests/unit/test_exec" ]; then
+	run_capture nohup "$TOP/tests/unit/test_exec"
+	check_eq "tests/unit/test_exec passes under nohup" "$status:$(grep -c '^not ok' "$WORK/.out")" "0:0"
+else
+	failures=$((failures + 1))
+	echo "not ok - tests/unit/test_exec passes under nohup: build it first (make)"
+fi
+finish
