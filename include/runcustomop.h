@@ -46,7 +46,12 @@
  * own; the caller's threads are left as they are.
  *
  * Per call, rco_run reads no file, loads nothing, and allocates nothing
- * that grows with the number of calls.
+ * that grows with the number of calls.  When a build has fewer cores than
+ * the machine has CPUs (a single-core build, on most machines), a core's
+ * thread keeps looking for the next call for 50 microseconds after each
+ * call before it sleeps, and the caller for the op's end for 20, since a
+ * thread woken from sleep takes longer than a short op: that time is spent
+ * on a CPU.
  *
  * After a failed call.  A violation, an escaped exception and a forbidden
  * exit unwind the kernel cleanly.  A fault or abort() abandons the kernel

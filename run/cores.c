@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The runtime runs kernels on its own emulated core stack, so the thread's
  * own stack holds only the runner's and the runtime's frames. */
@@ -13,6 +14,12 @@
 /* How long stopped cores get to come back, and how often they are asked. */
 #define STOP_GRACE_NS 1000000000L
 #define STOP_RETRY_NS 10000000L
+/* With fewer cores than CPUs, how long a core thread looks for the next
+ * call before it sleeps, and the caller for the cores' end: a thread woken
+ * from sleep costs tens of microseconds on a busy or virtual machine, more
+ * than a short op takes. */
+#define CORE_SPIN_NS 50000L
+#define CALLER_SPIN_NS 20000L
 
 static void on_print(void *context, int core_id, const char *text, size_t length)
 {
@@ -68,6 +75,39 @@ static void run_job(struct core *core)
 	}
 }
 
+static long long nanoseconds_since(const struct timespec *start)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long long)(now.tv_sec - start->tv_sec) * 1000000000LL + now.tv_nsec - start->tv_nsec;
+}
+
+/* Polls done(context) for up to limit nanoseconds; returns whether it came true. */
+static int spin_until(int (*done)(void *context), void *context, long limit)
+{
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (int poll = 1;; poll++) {
+		if (done(context))
+			return 1;
+		if (poll % 64 == 0 && nanoseconds_since(&start) > limit)
+			return 0;
+	}
+}
+
+/* Takes the wake-up if it has been posted, without sleeping. */
+static int core_woken(void *context)
+{
+	struct core *core = context;
+	return sem_trywait(&core->wake) == 0;
+}
+
+static int cores_finished(void *context)
+{
+	struct core_team *team = context;
+	return atomic_load(&team->remaining) == 0;
+}
+
 static void *core_main(void *argument)
 {
 	struct core *core = argument;
@@ -79,8 +119,9 @@ static void *core_main(void *argument)
 	}
 	finish(core);
 	for (;;) {
-		while (sem_wait(&core->wake) != 0)
-			; /* EINTR: a signal of the process's, handled */
+		if (!core->team->spin || !spin_until(core_woken, core, CORE_SPIN_NS))
+			while (sem_wait(&core->wake) != 0)
+				; /* EINTR: a signal of the process's, handled */
 		if (core->quit)
 			break;
 		run_job(core);
@@ -96,6 +137,7 @@ struct core_team *team_create(int count, long print_limit)
 	if (!team)
 		return NULL;
 	team->count = count;
+	team->spin = count < sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_condattr_t attributes;
 	pthread_condattr_init(&attributes);
 	pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
@@ -237,6 +279,8 @@ int team_run(struct core_team *team, const char *op, const struct customop_host_
 	struct timespec deadline;
 	if (timeout > 0)
 		deadline_after(&deadline, (long long)(timeout * 1e9));
+	if (team->spin)
+		spin_until(cores_finished, team, CALLER_SPIN_NS);
 	if (wait_for_cores(team, timeout > 0 ? &deadline : NULL) != 0) {
 		*timed_out = 1;
 		if (stop_busy_cores(team) > 0)
