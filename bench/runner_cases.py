@@ -70,10 +70,10 @@ def run(results):
         r = results["runner"]
         for cores in ("8", "1"):
             c = r["overhead"][cores]
-            print("7. relu 4x4 on %s core(s): %.1f µs per call (rco_run alone %.1f µs), "
-                  "torch.relu %.2f µs, ratio %.0f" % (cores, c["binding"], c["library"],
-                                                       r["torch_small"],
-                                                       c["binding"] / r["torch_small"]))
+            print("7. relu 4x4 on %s core(s): %.1f µs per call (rco_run alone %.1f µs, %.1f "
+                  "context switches), torch.relu %.2f µs, ratio %.0f"
+                  % (cores, c["binding"], c["library"], c["switches"], r["torch_small"],
+                     c["binding"] / r["torch_small"]))
         t = r["throughput"]
         print("8. relu on 2^24 float32: runner %.1f ms, torch.relu %.1f ms, ratio %.2f"
               % (t["runner"] * 1e3, t["torch"] * 1e3, t["runner"] / t["torch"]))
@@ -112,12 +112,12 @@ def markdown(results):
                 "`build_custom_op.runner`, best of %d batches of %d calls; torch.relu on the "
                 "same tensor: %.2f µs):" % (r["batches"], r["calls"], r["torch_small"]), "",
                 "| cores | µs per call | rco_run alone | the binding's part | / torch.relu |"
-                " aim |", "|---:|---:|---:|---:|---:|---:|"]
+                " context switches per call | aim |", "|---:|---:|---:|---:|---:|---:|---:|"]
         for cores, aim in (("1", 20), ("8", 60)):
             c = r["overhead"][cores]
-            out.append("| %s | %.1f | %.1f | %.1f | %.0f | < %d µs |"
+            out.append("| %s | %.1f | %.1f | %.1f | %.0f | %.1f | < %d µs |"
                        % (cores, c["binding"], c["library"], c["binding"] - c["library"],
-                          c["binding"] / r["torch_small"], aim))
+                          c["binding"] / r["torch_small"], c["switches"], aim))
         t = r["throughput"]
         out += ["", "**8. Throughput** (examples/relu_multicore on 8 cores, 2^24 float32 "
                 "elements, median of %d): runner %.1f ms, torch.relu %.1f ms (%d threads), "
@@ -145,6 +145,20 @@ def best_per_call(function, calls, batches):
     return best
 
 
+def switches_per_call(function, calls):
+    """Context switches of every thread of this process, per call."""
+    import resource
+
+    def switches():
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_nvcsw + usage.ru_nivcsw
+
+    before = switches()
+    for _ in range(calls):
+        function()
+    return (switches() - before) / calls
+
+
 def measure(multi, single):
     import torch
     from build_custom_op import runner
@@ -159,6 +173,7 @@ def measure(multi, single):
             if not torch.equal(library.run("relu", tensor), expected):
                 sys.exit("bench: the %s-core relu is wrong" % cores)
             binding = best_per_call(lambda: library.run("relu", tensor), calls, batches)
+            switches = switches_per_call(lambda: library.run("relu", tensor), calls)
             # The library alone: rco_run with the structures the last call left.
             output = library.run("relu", tensor)
             raw, handle = library._run, library._handle
@@ -167,7 +182,8 @@ def measure(multi, single):
             bare = best_per_call(lambda: raw(handle, 0, arguments, 1, out_pointer, 0.0, error),
                                  calls, batches)
             del output
-            result["overhead"][cores] = dict(binding=binding * 1e6, library=bare * 1e6)
+            result["overhead"][cores] = dict(binding=binding * 1e6, library=bare * 1e6,
+                                             switches=switches)
     big = torch.randn(2 ** 24)
     runs = 3 if QUICK else 9
     with runner.open(multi) as library:
