@@ -12,8 +12,11 @@
  * Errors are values.  The library never prints and never exits, and a
  * kernel cannot end the process: a violated device rule, a fault
  * (SIGSEGV, SIGBUS, SIGFPE, SIGILL), abort(), a C++ exception that escapes
- * the kernel, and exit(), _exit(), _Exit(), quick_exit() or fork() called
- * by it become an error naming the core, the op and what happened.  The
+ * the kernel, and exit(), _exit(), _Exit(), quick_exit(), fork() or vfork()
+ * called by it become an error naming the core, the op and what happened.
+ * (Not guarded: what runs while rco_open loads a library, such as a
+ * kernel's static constructors, and a kernel that makes the exit system
+ * call itself or sends the process a signal that ends it.)  The
  * messages are those run-custom-op prints after "run-custom-op: "; where
  * one names an option, it is run-custom-op's (--cores N is
  * rco_options.cores).
