@@ -4,6 +4,7 @@ with the ids of the libraries as they are when it runs.
   python3 record.py BUILD_DIR/NAME CORES [OP_LINE...]
       CORES is 1 (NAME.so) or 8 (NAME_cpu0.so .. NAME_cpu7.so); each
       OP_LINE is "NAME<TAB>KINDS<TAB>(SIGNATURE)" (see run/opsfile.h).
+      Without OP_LINE, the ops of the fake core library (tests/run/fake_core.c).
 
 The id is the one src/library_id.c computes: 64-bit FNV-1a over the file's
 little-endian 8-byte words in four interleaved lanes, then the lanes and
@@ -12,6 +13,13 @@ the last bytes into one more FNV-1a.
 import os
 import struct
 import sys
+
+# The ops tests/run/fake_core.c registers, in its order.
+FAKE_OPS = ['scale2\tT\t(Tensor x)',
+            'axpby\tTTSfi\t(Tensor x, Tensor y, Scalar a, float b, int n)',
+            'scalar_dtype\tS\t(Scalar s)', 'fill\tl\t(long long v)'] + \
+    ['%s\tT\t(Tensor x)' % op for op in ('chatter', 'copies', 'violation', 'overflow',
+                                       'far_overflow', 'wild', 'unguarded')]
 
 FNV_OFFSET = 14695981039346656037
 FNV_PRIME = 1099511628211
@@ -48,4 +56,4 @@ def write(base, cores, op_lines):
 
 
 if __name__ == '__main__':
-    write(sys.argv[1], int(sys.argv[2]), sys.argv[3:])
+    write(sys.argv[1], int(sys.argv[2]), sys.argv[3:] or FAKE_OPS)

@@ -27,11 +27,6 @@ MULTI = os.path.join(HERE, 'mischief', 'multi', 'mischief')
 SINGLE = os.path.join(HERE, 'mischief', 'single', 'mischief')
 RUN_CUSTOM_OP = os.path.join(tap.TOP, 'run-custom-op')
 NPY = os.path.join(HERE, 'npy.py')
-FAKE_OPS = ['scale2\tT\t(Tensor x)',
-            'axpby\tTTSfi\t(Tensor x, Tensor y, Scalar a, float b, int n)',
-            'scalar_dtype\tS\t(Scalar s)', 'fill\tl\t(long long v)'] + \
-    [f'{op}\tT\t(Tensor x)' for op in ('chatter', 'copies', 'violation', 'overflow',
-                                       'far_overflow', 'wild', 'unguarded')]
 SEGFAULT_ON_3 = ('core 3: op mischief: segmentation fault (SIGSEGV) at address 0x10; the kernel '
                  'used memory it does not own')
 
@@ -64,7 +59,7 @@ class RunnerTest(unittest.TestCase):
         cls.fake = os.path.join(cls.work, 'fake')
         for name in [f'fake_cpu{i}.so' for i in range(8)]:
             os.symlink(os.path.join(HERE, 'fake', name), os.path.join(cls.work, name))
-        record.write(cls.fake, 8, FAKE_OPS)
+        record.write(cls.fake, 8, record.FAKE_OPS)
 
     @classmethod
     def tearDownClass(cls):

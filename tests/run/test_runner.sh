@@ -19,19 +19,7 @@ run_op() { run_capture "$RUN" "$@"; }
 # write_record BUILD_DIR/NAME CORES [OP_LINE...]: the record a host build
 # writes, with the ids of the libraries there now; the fake library's ops
 # when no OP_LINE is given.
-write_record() {
-	base=$1 cores=$2
-	shift 2
-	if [ $# -eq 0 ]; then
-		set -- "$(printf 'scale2\tT\t(Tensor x)')" \
-			"$(printf 'axpby\tTTSfi\t(Tensor x, Tensor y, Scalar a, float b, int n)')" \
-			"$(printf 'scalar_dtype\tS\t(Scalar s)')" "$(printf 'fill\tl\t(long long v)')"
-		for op in chatter copies violation overflow far_overflow wild unguarded; do
-			set -- "$@" "$(printf '%s\tT\t(Tensor x)' "$op")"
-		done
-	fi
-	python3 "$TOP/tests/run/record.py" "$base" "$cores" "$@"
-}
+write_record() { python3 "$TOP/tests/run/record.py" "$@"; }
 
 # $M: a multicore build (plus its single-core library); $S: single-core only.
 M=$WORK/multi
