@@ -14,7 +14,9 @@ one machine, so the numbers compare like with like:
   4. header change: the rebuild after touching one header, against a full one;
   5. codegen at scale: --emit-wrapper for 1,000 to 32,767 ops, per op;
   6. word splitting: compile()'s cflags split into words, 1 MB against
-     100 KB, per byte.
+     100 KB, per byte;
+  7-9. the runner: per-call overhead through Python, throughput, and
+     run-custom-op's fixed cost (bench/runner_cases.py).
 
 Usage: python3 bench/bench.py [--quick] [--record]
   --quick   fewer repetitions (a smoke run)
@@ -29,6 +31,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+import runner_cases  # cases 7-9: the runner library, its Python binding and run-custom-op
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(TOP, "build-custom-op")
@@ -486,6 +490,7 @@ def markdown(results):
             "| cflags | 100 KB | 1 MB | per byte, 1 MB / 100 KB |", "|---|---:|---:|---:|"]
     for shape, ((_, small_time), (_, large_time)), ratio in results["words"]:
         out.append("| %s | %.4f s | %.4f s | %.2f |" % (shape, small_time, large_time, ratio))
+    out += runner_cases.markdown(results)
     return "\n".join(out) + "\n"
 
 
@@ -512,6 +517,7 @@ def main():
     case_header(results)
     case_codegen(results)
     case_words(results)
+    runner_cases.run(results)
     text = markdown(results)
     with open(os.path.join(WORK, "results.md"), "w") as f:
         f.write(text)

@@ -1,11 +1,4 @@
-/* arguments.c - the op's arguments from --in and --scalar, checked against its schema.
- *
- * Scalars travel to the device as 1-element tensors, and the runtime's
- * next_int, next_float and next_longlong reinterpret the bytes without a
- * dtype check, so each --scalar must become exactly the dtype its kind
- * reads: int -> int32, float -> float32, long long -> int64.  A Scalar
- * (at::Scalar) keeps the tensor's type, so an integer literal becomes int64
- * (as torch.tensor(3) does) and any other number float32. */
+/* arguments.c - the op's arguments from --in and --scalar, for libruncustomop. */
 #include "arguments.h"
 
 #include <errno.h>
@@ -15,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <neuron/host_abi.h>
+#include "opsfile.h"
 
 static int fail(int status, char error[ARGUMENTS_ERROR_SIZE], const char *format, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -29,7 +22,8 @@ static int fail(int status, char error[ARGUMENTS_ERROR_SIZE], const char *format
 	return status;
 }
 
-/* A whole decimal integer: optional sign, digits, nothing else. */
+/* A whole decimal integer: optional sign, digits, nothing else; -2 when
+ * it is beyond the int64 range. */
 static int parse_integer(const char *text, long long *value)
 {
 	const char *digits = text + (text[0] == '-' || text[0] == '+');
@@ -60,100 +54,113 @@ static int parse_real(const char *text, double *value)
 	return errno == ERANGE && isinf(*value) ? -2 : 0;
 }
 
-static int make_scalar(struct npy_array *array, enum npy_dtype dtype, const void *value)
+static int rco_dtype_of(enum npy_dtype dtype)
 {
-	array->dtype = dtype;
-	array->rank = 1;
-	array->shape[0] = 1;
-	if (npy_allocate(array) != 0)
-		return -1;
-	memcpy(array->data, value, npy_dtype_size(dtype));
-	return 0;
-}
-
-static int build_scalar(const struct op_record *op, int index, const char *text,
-                        struct npy_array *array, char error[ARGUMENTS_ERROR_SIZE])
-{
-	char what[256];
-	op_argument_text(op, index, what, sizeof what);
-	char kind = op->kinds[index];
-	long long integer = 0;
-	double real = 0;
-	int integer_status = parse_integer(text, &integer);
-	int made;
-	if (kind == 'i' || kind == 'l') {
-		if (integer_status == -1)
-			return fail(2, error, "%s argument %d (%s): --scalar %s is not an integer", op->name,
-			            index + 1, what, text);
-		if (integer_status == -2 || (kind == 'i' && (integer < INT32_MIN || integer > INT32_MAX)))
-			return fail(2, error, "%s argument %d (%s): --scalar %s is out of the %s range",
-			            op->name, index + 1, what, text, kind == 'i' ? "int32" : "int64");
-		if (kind == 'i') {
-			int32_t narrow = (int32_t)integer;
-			made = make_scalar(array, NPY_INT32, &narrow);
-		} else {
-			int64_t wide = integer;
-			made = make_scalar(array, NPY_INT64, &wide);
-		}
-	} else if (kind == 'S' && integer_status != -1) {
-		/* A whole number is an int64, as for long long. */
-		if (integer_status == -2)
-			return fail(2, error, "%s argument %d (%s): --scalar %s is out of the int64 range",
-			            op->name, index + 1, what, text);
-		int64_t wide = integer;
-		made = make_scalar(array, NPY_INT64, &wide);
-	} else {
-		int real_status = parse_real(text, &real);
-		if (real_status == -1)
-			return fail(2, error, "%s argument %d (%s): --scalar %s is not a number", op->name,
-			            index + 1, what, text);
-		float single = (float)real;
-		if (real_status == -2 || (isfinite(real) && !isfinite(single)))
-			return fail(2, error, "%s argument %d (%s): --scalar %s is out of the float32 range",
-			            op->name, index + 1, what, text);
-		made = make_scalar(array, NPY_FLOAT32, &single);
+	switch (dtype) {
+	case NPY_FLOAT32: return RCO_FLOAT32;
+	case NPY_BFLOAT16: return RCO_BFLOAT16;
+	case NPY_FLOAT16: return RCO_FLOAT16;
+	case NPY_INT32: return RCO_INT32;
+	case NPY_INT8: return RCO_INT8;
+	case NPY_INT64: return RCO_INT64;
+	case NPY_INT16: return RCO_INT16;
+	case NPY_UINT8: return RCO_UINT8;
 	}
-	if (made != 0)
-		return fail(1, error, "out of memory");
-	return 0;
+	return -1;
 }
 
-int arguments_build(const struct op_record *op, const struct run_input *inputs, int count,
-                    struct npy_array *arrays, char error[ARGUMENTS_ERROR_SIZE])
+void arguments_tensor_of(const struct npy_array *array, struct rco_tensor *tensor)
 {
-	int expected = (int)strlen(op->kinds);
-	for (int i = 0; i < count; i++)
+	memset(tensor, 0, sizeof *tensor);
+	tensor->dtype = rco_dtype_of(array->dtype);
+	tensor->rank = array->rank;
+	int64_t stride = 1;
+	for (int i = array->rank - 1; i >= 0; i--) {
+		tensor->sizes[i] = (int64_t)array->shape[i];
+		tensor->strides[i] = stride;
+		stride *= (int64_t)array->shape[i];
+	}
+	tensor->data = array->data;
+}
+
+/* "Scalar a" for argument index of op, as the record writes it. */
+static void argument_name(const rco_library *library, int op, int index, char *out, size_t size)
+{
+	struct op_record record = {(char *)rco_op_name(library, op), (char *)rco_op_kinds(library, op),
+	                           (char *)rco_op_signature(library, op)};
+	op_argument_text(&record, index, out, size);
+}
+
+int arguments_build(const rco_library *library, int op, const struct run_input *inputs, int count,
+                    struct npy_array *arrays, struct rco_argument *arguments,
+                    char error[ARGUMENTS_ERROR_SIZE])
+{
+	const char *name = rco_op_name(library, op), *kinds = rco_op_kinds(library, op);
+	for (int i = 0; i < count; i++) {
 		memset(&arrays[i], 0, sizeof arrays[i]);
-	if (count != expected)
-		return fail(2, error, "%s expects %s; got %d argument%s", op->name, op->signature, count,
-		            count == 1 ? "" : "s");
+		memset(&arguments[i], 0, sizeof arguments[i]);
+	}
+	struct rco_error problem;
+	if (rco_check_argument_count(library, op, count, &problem) != 0)
+		return fail(2, error, "%s", problem.message);
 	for (int i = 0; i < count; i++) {
 		char what[256];
-		op_argument_text(op, i, what, sizeof what);
-		int wants_tensor = op->kinds[i] == 'T';
+		argument_name(library, op, i, what, sizeof what);
+		int wants_tensor = kinds[i] == 'T';
 		if (wants_tensor && inputs[i].is_scalar)
 			return fail(2, error, "%s argument %d (%s) is a tensor: give it with --in FILE.npy, "
-			                      "not --scalar %s", op->name, i + 1, what, inputs[i].text);
+			                      "not --scalar %s", name, i + 1, what, inputs[i].text);
 		if (!wants_tensor && !inputs[i].is_scalar)
 			return fail(2, error, "%s argument %d (%s) is a number: give it with --scalar V, "
-			                      "not --in %s", op->name, i + 1, what, inputs[i].text);
+			                      "not --in %s", name, i + 1, what, inputs[i].text);
 	}
 	for (int i = 0; i < count; i++) {
+		struct rco_argument *argument = &arguments[i];
 		if (inputs[i].is_scalar) {
-			int status = build_scalar(op, i, inputs[i].text, &arrays[i], error);
-			if (status != 0)
-				return status;
+			char what[256];
+			argument_name(library, op, i, what, sizeof what);
+			int integer = parse_integer(inputs[i].text, &argument->integer);
+			int real = parse_real(inputs[i].text, &argument->real);
+			if (integer == 0)
+				argument->type = RCO_ARGUMENT_INTEGER;
+			else if (integer == -2)
+				argument->type = RCO_ARGUMENT_LARGE_INTEGER; /* real holds it, rounded */
+			else if (real == 0)
+				argument->type = RCO_ARGUMENT_REAL;
+			else if (real == -2 && kinds[i] != 'i' && kinds[i] != 'l')
+				return fail(2, error, "%s argument %d (%s): --scalar %s is out of the float32 "
+				            "range", name, i + 1, what, inputs[i].text);
+			else
+				return fail(2, error, "%s argument %d (%s): --scalar %s is not %s", name, i + 1,
+				            what, inputs[i].text,
+				            kinds[i] == 'i' || kinds[i] == 'l' ? "an integer" : "a number");
+			size_t size = strlen(inputs[i].text) + sizeof "--scalar ";
+			char *text = malloc(size);
+			if (!text)
+				return fail(1, error, "out of memory");
+			snprintf(text, size, "--scalar %s", inputs[i].text);
+			argument->text = text;
 			continue;
 		}
-		char problem[NPY_ERROR_SIZE];
-		if (npy_read_file(inputs[i].text, &arrays[i], problem) != 0)
-			return fail(1, error, "%s", problem);
+		char problem_text[NPY_ERROR_SIZE];
+		if (npy_read_file(inputs[i].text, &arrays[i], problem_text) != 0)
+			return fail(1, error, "%s", problem_text);
 		if (arrays[i].rank == 0)
 			return fail(1, error, "%s: a 0-dimensional array; a tensor argument needs at least "
 			                      "1 dimension (save it with shape (1,))", inputs[i].text);
-		if (arrays[i].rank > CUSTOMOP_HOST_MAX_RANK)
+		if (arrays[i].rank > RCO_MAX_RANK)
 			return fail(1, error, "%s: %d dimensions; a device tensor has at most %d",
-			            inputs[i].text, arrays[i].rank, CUSTOMOP_HOST_MAX_RANK);
+			            inputs[i].text, arrays[i].rank, RCO_MAX_RANK);
+		argument->type = RCO_ARGUMENT_TENSOR;
+		arguments_tensor_of(&arrays[i], &argument->tensor);
 	}
 	return 0;
+}
+
+void arguments_free(struct rco_argument *arguments, int count)
+{
+	for (int i = 0; arguments && i < count; i++) {
+		free((char *)arguments[i].text);
+		arguments[i].text = NULL;
+	}
 }

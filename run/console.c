@@ -1,88 +1,55 @@
-/* console.c - where the cores' printf output goes. */
+/* console.c - where run-custom-op shows what the cores printed and warned. */
 #include "console.h"
 
-#include <pthread.h>
+#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-/* Serialises the flagged lines of all cores and the one-time note. */
-static pthread_mutex_t flagged_lock = PTHREAD_MUTEX_INITIALIZER;
-static int flagged_note_shown;
+static int flagged_note_shown, unset_note_shown;
+static int stdout_error; /* errno of the first failed write to stdout, or 0 */
 
-static int is_flagged(const struct console_stream *stream)
+static void print_flagged_line(int core, const char *line, size_t length)
 {
-	return stream->core > 0;
-}
-
-static void print_flagged_line(const struct console_stream *stream, const char *line,
-                               size_t length)
-{
-	pthread_mutex_lock(&flagged_lock);
 	if (!flagged_note_shown) {
 		fputs("run-custom-op: note: lines marked [core N] were printed by cores 1-7; on the "
 		      "device only core 0's output reaches the host\n", stderr);
 		flagged_note_shown = 1;
 	}
-	fprintf(stderr, "[core %d] %.*s\n", stream->core, (int)length, line);
-	pthread_mutex_unlock(&flagged_lock);
+	fprintf(stderr, "[core %d] %.*s\n", core, (int)length, line);
 }
 
-void console_open(struct console_stream *stream, int core)
+void console_print(void *context, int core, const char *text, size_t length)
 {
-	memset(stream, 0, sizeof *stream);
-	stream->core = core;
-}
-
-/* Keeps an unfinished line; drops what does not fit in memory rather than
- * failing the core over its diagnostics. */
-static void keep_pending(struct console_stream *stream, const char *text, size_t length)
-{
-	if (stream->length + length > stream->capacity) {
-		size_t capacity = stream->capacity ? stream->capacity : 256;
-		while (capacity < stream->length + length)
-			capacity *= 2;
-		char *grown = realloc(stream->pending, capacity);
-		if (!grown)
-			return;
-		stream->pending = grown;
-		stream->capacity = capacity;
+	const rco_library *const *library = context;
+	if (!unset_note_shown && rco_print_buffer_size(*library) < 0) {
+		fprintf(stderr, "run-custom-op: note: " RCO_PRINT_BUFFER_VARIABLE " is unset, so all "
+		        "that the kernel printed is shown; on the device it must be set (a power of two "
+		        "up to %d, the bytes kept per core) for printf to print at all\n",
+		        RCO_PRINT_BUFFER_MAX);
+		unset_note_shown = 1;
 	}
-	memcpy(stream->pending + stream->length, text, length);
-	stream->length += length;
-}
-
-void console_write(struct console_stream *stream, const char *text, size_t length)
-{
-	if (!is_flagged(stream)) {
-		fwrite(text, 1, length, stdout);
+	if (core <= 0) {
+		if ((fwrite(text, 1, length, stdout) != length || fflush(stdout) != 0) && !stdout_error)
+			stdout_error = errno ? errno : EIO;
 		return;
 	}
 	while (length > 0) {
 		const char *newline = memchr(text, '\n', length);
-		if (!newline) {
-			keep_pending(stream, text, length);
-			return;
-		}
-		size_t part = (size_t)(newline - text);
-		if (stream->length > 0) {
-			keep_pending(stream, text, part);
-			print_flagged_line(stream, stream->pending, stream->length);
-			stream->length = 0;
-		} else {
-			print_flagged_line(stream, text, part);
-		}
-		text += part + 1;
-		length -= part + 1;
+		size_t part = newline ? (size_t)(newline - text) : length;
+		print_flagged_line(core, text, part);
+		text += part + (newline != NULL);
+		length -= part + (newline != NULL);
 	}
 }
 
-void console_close(struct console_stream *stream)
+int console_stdout_error(void)
 {
-	if (is_flagged(stream) && stream->length > 0)
-		print_flagged_line(stream, stream->pending, stream->length);
-	if (!is_flagged(stream))
-		fflush(stdout);
-	free(stream->pending);
-	memset(stream, 0, sizeof *stream);
+	return stdout_error;
+}
+
+void console_warn(void *context, int core, const char *text)
+{
+	(void)context;
+	(void)core; /* the text names it */
+	fprintf(stderr, "run-custom-op: warning: %s\n", text);
 }

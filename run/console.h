@@ -1,26 +1,25 @@
-/* console.h - where the cores' printf output goes.
+/* console.h - where run-custom-op shows what the cores printed and warned.
  *
  * As on the device, only core 0's output is the op's output: it goes to
  * stdout as printed.  Other cores' output is still worth seeing on the host,
  * so it goes to stderr whole lines at a time, each prefixed "[core N] ",
- * after a one-time note that the device would not show it. */
+ * after a one-time note that the device would not show it.  Warnings go to
+ * stderr as "run-custom-op: warning: core N: op NAME: ...". */
 #ifndef CONSOLE_H
 #define CONSOLE_H
 
 #include <stddef.h>
 
-/* One core's output stream; core -1 (a single-core build) counts as core 0. */
-struct console_stream {
-	int core;
-	char *pending;       /* a flagged core's unfinished line */
-	size_t length, capacity;
-};
+#include "runcustomop.h"
 
-/* Starts the stream of core. */
-void console_open(struct console_stream *stream, int core);
-/* Takes length bytes the core printed. */
-void console_write(struct console_stream *stream, const char *text, size_t length);
-/* Ends the stream: prints an unfinished line and flushes. */
-void console_close(struct console_stream *stream);
+/* The print callback of libruncustomop: all that core printed in one call.
+ * context points to the library (an rco_library *): with
+ * NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES unset, the first output is
+ * preceded by a note that the device would print nothing. */
+void console_print(void *context, int core, const char *text, size_t length);
+/* The errno of the first write of core 0's output to stdout that failed, or 0. */
+int console_stdout_error(void);
+/* The warn callback of libruncustomop. */
+void console_warn(void *context, int core, const char *text);
 
 #endif

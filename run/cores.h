@@ -1,59 +1,84 @@
-/* cores.h - loading the core libraries and running an op on one thread per core.
+/* cores.h - one thread per core, kept from call to call, running an op on all at once.
  *
- * Each library is dlopen'ed as its own copy (RTLD_NOW | RTLD_LOCAL; the
- * eight per-core files are distinct files), so each core has its own
- * runtime state, as each core has its own image on the device. */
+ * Each core has its loaded library, its thread (started once, woken for
+ * each call), its fault context and its output.  A call hands every core
+ * the same op, arguments and output, wakes them all, and waits until the
+ * last has finished or the time limit has passed; then the cores still
+ * running are stopped (fault_request_stop), and those that do not stop
+ * are lost: their memory is never freed, as their threads may still use it. */
 #ifndef CORES_H
 #define CORES_H
 
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include <neuron/host_abi.h>
 
+#include "core_output.h"
+#include "fault.h"
+#include "loader.h"
+
 #define CORES_MAX 8
-#define CORES_MESSAGE_SIZE (CUSTOMOP_HOST_ERROR_SIZE + 512)
-
-struct core_library {
-	int core;                 /* the core it runs on: 0..7, or -1 for NAME.so */
-	char *path;
-	void *handle;
-	int (*linked_core)(void);
-	int (*register_ops)(void (*callback)(void *context, int index, const char *name),
-	                    void *context, char error[CUSTOMOP_HOST_ERROR_SIZE]);
-	int (*run)(struct customop_host_call *call);
-	char **op_names;          /* in registration order */
-	int op_count;
-};
-
-struct core_set {
-	struct core_library libraries[CORES_MAX];
-	int count;
-};
 
 enum core_outcome {
 	CORE_DONE,         /* customop_host_run returned 0 */
-	CORE_VIOLATION,    /* it returned -1: message is the runtime's call->error */
-	CORE_FAULTED,      /* a signal abandoned the core: message says which and where */
-	CORE_NOT_STARTED   /* the thread could not be set up: message says why */
+	CORE_VIOLATION,    /* it returned -1: the message is the runtime's call.error */
+	CORE_FAULTED,      /* a signal abandoned the kernel: fault says which and where */
+	CORE_STOPPED,      /* still running at the time limit, and stopped */
+	CORE_LOST          /* still running at the time limit, and it did not stop */
 };
 
-struct core_result {
+struct core_team;
+
+struct core {
+	struct core_library library;
+	struct core_team *team;
+	pthread_t thread;
+	int thread_started;
+	sem_t wake;
+	int quit;
+	atomic_int busy;                     /* from the wake-up until the kernel returned */
+	/* The call, set by the caller before the wake-up: */
+	struct customop_host_call call;
+	struct customop_host_tensor output;  /* each core's own copy of the output's header */
+	/* What happened, read by the caller after the call: */
 	enum core_outcome outcome;
-	char message[CORES_MESSAGE_SIZE];
+	struct fault_context fault;
+	int guards_dropped;
+	int abandoned;                       /* a kernel was abandoned, not yet cleaned up */
+	struct core_output output_kept;
+	int thread_error;                    /* errno of the thread's set-up, or 0 */
+	sigset_t thread_mask;                /* the thread's signal mask, put back after a fault */
 };
 
-/* Opens NAME.so (core_count 1) or NAME_cpu0.so .. NAME_cpu7.so (8) under
- * base, checks each one's linked core and reads its op names.  Returns 0, or
- * -1 with error set; cores_close frees what was opened in either case. */
-int cores_open(struct core_set *set, const char *base, int core_count, char *error,
-               size_t error_size);
-/* Runs op on every core at once, all writing into output, and waits for
- * them; results has one entry per library.  Returns the number of cores
- * that did not finish with CORE_DONE. */
-int cores_run(struct core_set *set, const char *op, const struct customop_host_tensor *args,
-              int arg_count, const struct customop_host_tensor *output, size_t core_stack_size,
-              struct core_result results[CORES_MAX]);
-/* Frees the op names and paths; the libraries stay loaded (see cores.c). */
-void cores_close(struct core_set *set);
+struct core_team {
+	struct core *cores[CORES_MAX];       /* each allocated on its own */
+	int count;
+	atomic_int remaining;                /* cores still busy in this call */
+	pthread_mutex_t lock;
+	pthread_cond_t finished;             /* on CLOCK_MONOTONIC */
+	int lost;                            /* a core was lost: the team is never freed */
+	int spin;                            /* fewer cores than CPUs: poll a moment before sleeping */
+};
+
+/* Makes a team of count cores (1 or 8) with no library loaded and no
+ * thread; returns NULL when out of memory. */
+struct core_team *team_create(int count, long print_limit);
+/* Starts the threads; returns 0, or -1 with error set. */
+int team_start(struct core_team *team, char *error, size_t error_size);
+/* Runs op on every core and waits (timeout seconds, 0: no limit).  Returns
+ * the number of cores whose outcome is not CORE_DONE; *timed_out is set
+ * when the time limit passed. */
+int team_run(struct core_team *team, const char *op, const struct customop_host_tensor *args,
+             int arg_count, const struct customop_host_tensor *output, size_t core_stack_size,
+             double timeout, int *timed_out);
+/* Describes core's outcome of the last call, "core N: op NAME: ...", into message. */
+void team_describe(const struct core *core, double timeout, char *message, size_t size);
+/* Ends the threads and unloads the libraries, or, when a core was lost,
+ * leaves that core and the team behind. */
+void team_destroy(struct core_team *team);
 
 #endif

@@ -9,11 +9,16 @@
 #include "npy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output_file.h"
 
 static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -150,7 +155,7 @@ static int read_string(struct header_cursor *cursor, char *out, size_t out_size,
 			return fail(error, "malformed header: escape sequences in strings are not supported "
 			                   "(header byte %zu)", cursor->at - 1);
 		if (kept + 4 < out_size)
-			out[kept++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+			out[kept++] = (c >= 0x20 && c < 0x7f) ? (char)(unsigned char)c : '?';
 		else
 			cut = 1;
 	}
@@ -373,11 +378,29 @@ static void format_shape(char *out, size_t out_size, int rank, const uint64_t *s
 		snprintf(out + used, out_size - used, rank == 1 ? ",)" : ")");
 }
 
-int npy_parse(const void *bytes, size_t length, struct npy_array *array,
-              char error[NPY_ERROR_SIZE])
+/* What the preamble and header say: where the data starts and what it is. */
+struct npy_layout {
+	size_t header_start, header_length;
+	enum npy_dtype dtype;
+	int swap;
+	int rank;
+	uint64_t shape[NPY_MAX_RANK];
+	size_t count;
+	size_t data_length;
+	char shape_text[NPY_ERROR_SIZE / 2];
+};
+
+/* The longest header read: NumPy writes a few dozen bytes, and refuses to
+ * read more than 10,000 unless told to. */
+#define NPY_HEADER_LIMIT ((size_t)1024 * 1024)
+/* The magic, the version and a 4-byte header length. */
+#define NPY_PREAMBLE_MAX 12
+
+/* Checks the preamble in the first length bytes of a file (all of it when
+ * length < NPY_PREAMBLE_MAX) and sets where the header is. */
+static int read_preamble(const unsigned char *file, size_t length, struct npy_layout *layout,
+                         char error[NPY_ERROR_SIZE])
 {
-	const unsigned char *file = bytes;
-	memset(array, 0, sizeof *array);
 	size_t magic_seen = length < sizeof npy_magic ? length : sizeof npy_magic;
 	if (memcmp(file, npy_magic, magic_seen) != 0)
 		return fail(error, "not a .npy file: it does not start with \"\\x93NUMPY\"");
@@ -390,29 +413,30 @@ int npy_parse(const void *bytes, size_t length, struct npy_array *array,
 	size_t length_size = major == 1 ? 2 : 4;
 	if (length < 8 + length_size)
 		return fail(error, "truncated: %zu bytes, too short for the .npy preamble", length);
-	size_t header_length = (size_t)file[8] | (size_t)file[9] << 8;
+	layout->header_length = (size_t)file[8] | (size_t)file[9] << 8;
 	if (length_size == 4)
-		header_length |= (size_t)file[10] << 16 | (size_t)file[11] << 24;
-	size_t header_start = 8 + length_size;
-	if (header_length > length - header_start)
-		return fail(error, "truncated header: it declares %zu bytes but %zu follow", header_length,
-		            length - header_start);
+		layout->header_length |= (size_t)file[10] << 16 | (size_t)file[11] << 24;
+	layout->header_start = 8 + length_size;
+	return 0;
+}
 
+/* Reads the header text into the layout: dtype, shape and data length. */
+static int read_layout(const char *header, struct npy_layout *layout, char error[NPY_ERROR_SIZE])
+{
 	struct header_fields fields;
-	if (parse_header((const char *)file + header_start, header_length, &fields, error) != 0)
+	if (parse_header(header, layout->header_length, &fields, error) != 0)
 		return -1;
 	if (!fields.descr_is_string)
 		return fail(error, "unsupported dtype: a structured dtype (a list of fields); "
 		                   "the supported ones are %s", supported_dtypes);
-	enum npy_dtype dtype = NPY_FLOAT32;
-	int swap = 0;
-	if (decode_descr(fields.descr, &dtype, &swap, error) != 0)
+	layout->dtype = NPY_FLOAT32;
+	layout->swap = 0;
+	if (decode_descr(fields.descr, &layout->dtype, &layout->swap, error) != 0)
 		return -1;
 	if (fields.fortran_order)
 		return fail(error, "Fortran-order array (fortran_order: True); only C order is read: "
 		                   "save numpy.ascontiguousarray(a) instead");
-
-	size_t size = npy_dtype_size(dtype);
+	size_t size = npy_dtype_size(layout->dtype);
 	size_t count = 1;
 	int too_large = 0;
 	for (int i = 0; i < fields.rank; i++)
@@ -424,79 +448,162 @@ int npy_parse(const void *bytes, size_t length, struct npy_array *array,
 		else
 			count *= (size_t)fields.shape[i];
 	}
-	char shape_text[NPY_ERROR_SIZE / 2];
-	format_shape(shape_text, sizeof shape_text, fields.rank, fields.shape);
-	size_t data_length = length - header_start - header_length;
+	format_shape(layout->shape_text, sizeof layout->shape_text, fields.rank, fields.shape);
 	if (too_large || count > SIZE_MAX / size)
-		return fail(error, "shape %s is too large", shape_text);
-	if (data_length != count * size)
-		return fail(error, "data is %zu bytes but shape %s of %s needs %zu", data_length,
-		            shape_text, npy_dtype_name(dtype), count * size);
+		return fail(error, "shape %s is too large", layout->shape_text);
+	layout->rank = fields.rank;
+	memcpy(layout->shape, fields.shape, sizeof fields.shape);
+	layout->count = count;
+	layout->data_length = count * size;
+	return 0;
+}
 
-	array->dtype = dtype;
-	array->rank = fields.rank;
-	memcpy(array->shape, fields.shape, sizeof fields.shape);
-	array->count = count;
-	if (count == 0)
-		return 0;
-	array->data = malloc(count * size);
-	if (!array->data) {
-		memset(array, 0, sizeof *array);
-		return fail(error, "out of memory for %zu bytes of data", count * size);
-	}
-	memcpy(array->data, file + header_start + header_length, count * size);
-	if (swap)
-		swap_bytes(array->data, count, size);
+static int wrong_data_length(const struct npy_layout *layout, size_t data_length,
+                             char error[NPY_ERROR_SIZE])
+{
+	return fail(error, "data is %zu bytes but shape %s of %s needs %zu", data_length,
+	            layout->shape_text, npy_dtype_name(layout->dtype), layout->data_length);
+}
+
+/* Fills array from the layout with data (data_length bytes), taken over
+ * (freed on failure). */
+static void take_data(const struct npy_layout *layout, void *data, struct npy_array *array)
+{
+	array->dtype = layout->dtype;
+	array->rank = layout->rank;
+	memcpy(array->shape, layout->shape, sizeof layout->shape);
+	array->count = layout->count;
+	array->data = layout->count ? data : NULL;
+	if (!layout->count)
+		free(data);
+	if (layout->swap && array->data)
+		swap_bytes(array->data, layout->count, npy_dtype_size(layout->dtype));
+}
+
+int npy_parse(const void *bytes, size_t length, struct npy_array *array,
+              char error[NPY_ERROR_SIZE])
+{
+	const unsigned char *file = bytes;
+	memset(array, 0, sizeof *array);
+	struct npy_layout layout;
+	memset(&layout, 0, sizeof layout);
+	if (read_preamble(file, length, &layout, error) != 0)
+		return -1;
+	if (layout.header_length > length - layout.header_start)
+		return fail(error, "truncated header: it declares %zu bytes but %zu follow",
+		            layout.header_length, length - layout.header_start);
+	if (read_layout((const char *)file + layout.header_start, &layout, error) != 0)
+		return -1;
+	size_t data_length = length - layout.header_start - layout.header_length;
+	if (data_length != layout.data_length)
+		return wrong_data_length(&layout, data_length, error);
+	void *data = malloc(layout.data_length ? layout.data_length : 1);
+	if (!data)
+		return fail(error, "out of memory for %zu bytes of data", layout.data_length);
+	memcpy(data, file + layout.header_start + layout.header_length, layout.data_length);
+	take_data(&layout, data, array);
 	return 0;
 }
 
 /* ---- files ---- */
 
-/* Reads the whole of path into a malloc'd buffer. */
-static unsigned char *slurp(const char *path, size_t *length, char error[NPY_ERROR_SIZE])
+/* Reads up to length bytes, fewer only at the end of the file; returns the
+ * count, or -1 with errno set. */
+static ssize_t read_up_to(int fd, void *buffer, size_t length)
 {
-	FILE *file = fopen(path, "rb");
-	if (!file) {
-		fail(error, "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t capacity = 4096, used = 0;
-	unsigned char *data = malloc(capacity);
-	while (data) {
-		used += fread(data + used, 1, capacity - used, file);
-		if (used < capacity)
+	size_t done = 0;
+	while (done < length) {
+		ssize_t got = read(fd, (char *)buffer + done, length - done);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -1;
+		if (got == 0)
 			break;
-		unsigned char *grown = capacity <= SIZE_MAX / 2 ? realloc(data, capacity * 2) : NULL;
-		if (!grown) {
-			free(data);
-			data = NULL;
-			break;
-		}
-		data = grown;
-		capacity *= 2;
+		done += (size_t)got;
 	}
+	return (ssize_t)done;
+}
+
+/* Reads the file as it goes: the preamble, then as much header as the
+ * preamble declares, then as much data as the header declares, and never
+ * more (a device or a pipe may never end).  A regular file's size says
+ * whether the data is all there before any of it is read. */
+static int read_npy(int fd, const struct stat *st, struct npy_array *array,
+                    char error[NPY_ERROR_SIZE])
+{
+	unsigned char preamble[NPY_PREAMBLE_MAX];
+	struct npy_layout layout;
+	memset(&layout, 0, sizeof layout);
+	ssize_t got = read_up_to(fd, preamble, sizeof preamble);
+	if (got < 0)
+		return fail(error, "cannot read: %s", strerror(errno));
+	if (read_preamble(preamble, (size_t)got, &layout, error) != 0)
+		return -1;
+	size_t have = (size_t)got - layout.header_start; /* header bytes read already */
+	int regular = S_ISREG(st->st_mode);
+	size_t file_length = regular ? (size_t)st->st_size : 0;
+	if (regular && layout.header_length > file_length - layout.header_start)
+		return fail(error, "truncated header: it declares %zu bytes but %zu follow",
+		            layout.header_length, file_length - layout.header_start);
+	if (layout.header_length > NPY_HEADER_LIMIT)
+		return fail(error, "a header of %zu bytes: at most %zu are read", layout.header_length,
+		            NPY_HEADER_LIMIT);
+	char *header = malloc(layout.header_length + 1);
+	if (!header)
+		return fail(error, "out of memory");
+	size_t kept = have < layout.header_length ? have : layout.header_length;
+	memcpy(header, preamble + layout.header_start, kept);
+	got = read_up_to(fd, header + kept, layout.header_length - kept);
+	if (got < 0 || kept + (size_t)got < layout.header_length) {
+		int problem = got < 0 ? errno : 0;
+		free(header);
+		return problem ? fail(error, "cannot read: %s", strerror(problem))
+		               : fail(error, "truncated header: it declares %zu bytes but %zu follow",
+		                      layout.header_length, kept + (size_t)got);
+	}
+	int status = read_layout(header, &layout, error);
+	free(header);
+	if (status != 0)
+		return -1;
+	size_t header_end = layout.header_start + layout.header_length;
+	/* The data may have started in the preamble's bytes (a header shorter than declared). */
+	size_t early = have > layout.header_length ? have - layout.header_length : 0;
+	if (regular && file_length - header_end != layout.data_length)
+		return wrong_data_length(&layout, file_length - header_end, error);
+	unsigned char *data = malloc(layout.data_length ? layout.data_length : 1);
 	if (!data)
-		fail(error, "%s: out of memory reading the file", path);
-	else if (ferror(file)) {
-		fail(error, "%s: cannot read: %s", path, strerror(errno));
+		return fail(error, "out of memory for %zu bytes of data", layout.data_length);
+	if (early > layout.data_length)
+		early = layout.data_length;
+	memcpy(data, preamble + header_end, early);
+	got = read_up_to(fd, data + early, layout.data_length - early);
+	if (got < 0 || early + (size_t)got < layout.data_length) {
+		int problem = got < 0 ? errno : 0;
 		free(data);
-		data = NULL;
+		return problem ? fail(error, "cannot read: %s", strerror(problem))
+		               : wrong_data_length(&layout, early + (size_t)got, error);
 	}
-	fclose(file);
-	*length = used;
-	return data;
+	take_data(&layout, data, array);
+	return 0;
 }
 
 int npy_read_file(const char *path, struct npy_array *array, char error[NPY_ERROR_SIZE])
 {
 	memset(array, 0, sizeof *array);
-	size_t length;
-	unsigned char *bytes = slurp(path, &length, error);
-	if (!bytes)
-		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(error, "%s: cannot open: %s", path, strerror(errno));
+	struct stat st;
 	char problem[NPY_ERROR_SIZE];
-	int status = npy_parse(bytes, length, array, problem);
-	free(bytes);
+	int status;
+	if (fstat(fd, &st) != 0)
+		status = fail(problem, "cannot read: %s", strerror(errno));
+	else if (S_ISDIR(st.st_mode))
+		status = fail(problem, "cannot read: %s", strerror(EISDIR));
+	else
+		status = read_npy(fd, &st, array, problem);
+	close(fd);
 	if (status != 0)
 		fail(error, "%s: %s", path, problem);
 	return status;
@@ -545,22 +652,14 @@ int npy_write_file(const char *path, const struct npy_array *array, char error[N
 	size_t length;
 	unsigned char *bytes = npy_format(array, &length);
 	if (!bytes)
-		return fail(error, "%s: out of memory", path);
-	FILE *file = fopen(path, "wb");
-	if (!file) {
-		free(bytes);
-		return fail(error, "%s: cannot create: %s", path, strerror(errno));
-	}
-	size_t written = fwrite(bytes, 1, length, file);
+		return fail(error, "cannot write %s: out of memory", path);
+	struct output_part part = {bytes, length};
+	char problem[OUTPUT_FILE_ERROR_SIZE];
+	int status = output_file_write(path, &part, 1, problem);
 	free(bytes);
-	int write_error = written != length ? errno : 0;
-	if (fclose(file) != 0 && !write_error)
-		write_error = errno;
-	if (written != length || write_error) {
-		remove(path);
-		return fail(error, "%s: cannot write: %s", path, strerror(write_error ? write_error : EIO));
-	}
-	return 0;
+	if (status != 0)
+		fail(error, "%s", problem);
+	return status;
 }
 
 int npy_allocate(struct npy_array *array)

@@ -68,10 +68,38 @@ static int parse_op_line(const char *line, size_t length, int number, struct op_
 	return 0;
 }
 
+/* "cores N" (line 2) or "library FILE ID" (the next N lines). */
+static int parse_layout_line(const char *line, size_t length, int number, struct ops_file *ops,
+                             char error[OPSFILE_ERROR_SIZE])
+{
+	if (number == 2) {
+		if (length == 7 && memcmp(line, "cores ", 6) == 0 && (line[6] == '1' || line[6] == '8')) {
+			ops->cores = line[6] - '0';
+			return 0;
+		}
+		return fail(error, "%d: expected \"cores 1\" or \"cores 8\"", number);
+	}
+	const char *space = length > 8 ? memchr(line + 8, ' ', length - 8) : NULL;
+	size_t id_length = space ? (size_t)(line + length - space - 1) : 0;
+	int hex = id_length == OPSFILE_ID_SIZE - 1;
+	for (size_t i = 0; hex && i < id_length; i++)
+		hex = strchr("0123456789abcdef", space[1 + i]) != NULL && space[1 + i] != '\0';
+	if (length < 8 || memcmp(line, "library ", 8) != 0 || !space || space == line + 8 || !hex)
+		return fail(error, "%d: expected \"library FILE ID\" (the ID 16 hex digits) for core "
+		                   "library %d of %d", number, ops->library_count + 1, ops->cores);
+	struct library_record *library = &ops->libraries[ops->library_count];
+	library->name = copy_span(line + 8, (size_t)(space - line - 8));
+	if (!library->name)
+		return fail(error, "%d: out of memory", number);
+	memcpy(library->id, space + 1, id_length);
+	library->id[id_length] = '\0';
+	ops->library_count++;
+	return 0;
+}
+
 int ops_parse(const char *text, size_t length, struct ops_file *ops, char error[OPSFILE_ERROR_SIZE])
 {
-	ops->ops = NULL;
-	ops->count = 0;
+	memset(ops, 0, sizeof *ops);
 	const char *end = text + length;
 	const char *line = text;
 	int number = 0;
@@ -81,10 +109,20 @@ int ops_parse(const char *text, size_t length, struct ops_file *ops, char error[
 		size_t line_length = (size_t)(line_end - line);
 		number++;
 		if (number == 1) {
-			if (line_length != strlen(OPSFILE_HEADER) ||
-			    memcmp(line, OPSFILE_HEADER, line_length) != 0) {
+			if (line_length == strlen(OPSFILE_HEADER) &&
+			    memcmp(line, OPSFILE_HEADER, line_length) == 0) {
+				ops->version = 2;
+			} else if (line_length == strlen(OPSFILE_HEADER_1) &&
+			           memcmp(line, OPSFILE_HEADER_1, line_length) == 0) {
+				ops->version = 1;
+			} else {
 				return fail(error, "1: not a build-custom-op ops record (the first line must be "
 				                   "\"%s\")", OPSFILE_HEADER);
+			}
+		} else if (ops->version == 2 && (number == 2 || ops->library_count < ops->cores)) {
+			if (parse_layout_line(line, line_length, number, ops, error) != 0) {
+				ops_free(ops);
+				return -1;
 			}
 		} else {
 			struct op_record *grown = realloc(ops->ops, (size_t)(ops->count + 1) * sizeof *grown);
@@ -111,13 +149,19 @@ int ops_parse(const char *text, size_t length, struct ops_file *ops, char error[
 	}
 	if (number == 0)
 		return fail(error, "1: the file is empty (the first line must be \"%s\")", OPSFILE_HEADER);
+	if (ops->version == 2 && (ops->cores == 0 || ops->library_count < ops->cores)) {
+		int cores = ops->cores;
+		ops_free(ops);
+		return cores == 0 ? fail(error, "%d: the record ends before its \"cores\" line", number)
+		                  : fail(error, "%d: the record ends before its %d \"library\" lines",
+		                         number, cores);
+	}
 	return 0;
 }
 
 int ops_read_file(const char *path, struct ops_file *ops, char error[OPSFILE_ERROR_SIZE])
 {
-	ops->ops = NULL;
-	ops->count = 0;
+	memset(ops, 0, sizeof *ops);
 	FILE *file = fopen(path, "rb");
 	if (!file) {
 		if (errno == ENOENT)
@@ -212,6 +256,9 @@ void op_argument_text(const struct op_record *op, int index, char *out, size_t o
 
 void ops_free(struct ops_file *ops)
 {
+	for (int i = 0; i < ops->library_count; i++)
+		free(ops->libraries[i].name);
+	ops->library_count = 0;
 	for (int i = 0; i < ops->count; i++) {
 		free(ops->ops[i].name);
 		free(ops->ops[i].kinds);

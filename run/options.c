@@ -14,6 +14,8 @@
  * the device's STACK_SIZE allows. */
 #define CORE_STACK_MIN 4096
 #define CORE_STACK_MAX (1024UL * 1024 * 1024)
+/* About 31 years: anything longer is a mistake. */
+#define TIMEOUT_MAX 1e9
 
 static int fail(char error[OPTIONS_ERROR_SIZE], const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -50,6 +52,8 @@ void options_print_help(void)
 		"                      |out - expect| <= atol + rtol * |expect|; integers exactly\n"
 		"  --rtol R, --atol A  tolerances for --expect (default 1e-5 and 1e-8)\n"
 		"  --core-stack BYTES  the emulated core stack (default %d)\n"
+		"  --timeout SECONDS   give up on a kernel that runs longer, and name the\n"
+		"                      cores that were still running (default: no limit)\n"
 		"  -h, --help          show this help\n"
 		"\n"
 		"The --in and --scalar options, in order, are the op's arguments; they are\n"
@@ -88,6 +92,18 @@ static int parse_tolerance(const char *option, const char *text, double *value,
 	if (end == text || *end || errno || !isfinite(parsed) || parsed < 0)
 		return fail(error, "%s %s: expected a finite number >= 0, e.g. %s 1e-6", option, text,
 		            option);
+	*value = parsed;
+	return 0;
+}
+
+static int parse_timeout(const char *text, double *value, char error[OPTIONS_ERROR_SIZE])
+{
+	char *end;
+	errno = 0;
+	double parsed = text[0] >= '0' && text[0] <= '9' ? strtod(text, &end) : 0;
+	if (text[0] < '0' || text[0] > '9' || *end || errno || !(parsed > 0) || parsed > TIMEOUT_MAX)
+		return fail(error, "--timeout %s: expected a number of seconds above 0 (at most %g), "
+		                   "e.g. --timeout 2.5", text, TIMEOUT_MAX);
 	*value = parsed;
 	return 0;
 }
@@ -137,7 +153,7 @@ static int add_input(struct run_options *options, int is_scalar, const char *tex
 
 static const char *const value_options[] = {
 	"--cores", "--op", "--in", "--scalar", "--out", "--out-shape", "--out-dtype",
-	"--expect", "--rtol", "--atol", "--core-stack", NULL
+	"--expect", "--rtol", "--atol", "--core-stack", "--timeout", NULL
 };
 
 /* Handles one option that takes a value. */
@@ -179,6 +195,8 @@ static int apply_option(struct run_options *options, const char *name, const cha
 		return parse_tolerance(name, value, &options->rtol, error);
 	} else if (strcmp(name, "--atol") == 0) {
 		return parse_tolerance(name, value, &options->atol, error);
+	} else if (strcmp(name, "--timeout") == 0) {
+		return parse_timeout(value, &options->timeout, error);
 	} else {
 		if (parse_unsigned(value, CORE_STACK_MAX, &number) != 0 || number < CORE_STACK_MIN)
 			return fail(error, "--core-stack %s: expected a number of bytes from %d to %lu, "
@@ -241,7 +259,7 @@ int options_parse(int argc, char **argv, struct run_options *options,
 		return fail(error, "no library given: name it as BUILD_DIR/NAME, e.g. run-custom-op "
 		                   "--in x.npy build/relu");
 	/* 8 and 9: the places of --rtol and --atol in value_options */
-	int have_rtol = (given >> 8) & 1, have_atol = (given >> 9) & 1;
+	int have_rtol = (int)((given >> 8) & 1), have_atol = (int)((given >> 9) & 1);
 	if ((have_rtol || have_atol) && !options->expect)
 		return fail(error, "%s without --expect: the tolerances apply to --expect only",
 		            have_rtol ? "--rtol" : "--atol");

@@ -31,6 +31,7 @@ struct run_options {
 	const char *expect;
 	double rtol, atol;              /* defaults 1e-5 and 1e-8, as numpy.allclose */
 	size_t core_stack;              /* 0 when not given: the runtime's default */
+	double timeout;                 /* seconds; 0 when not given: no limit */
 	const char *library;            /* BUILD_DIR/NAME */
 };
 

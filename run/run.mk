@@ -1,34 +1,63 @@
-# run.mk - run-custom-op and its tests (included by Makefile).
-RUN_SOURCES = run/main.c run/options.c run/opsfile.c run/arguments.c run/npy.c \
-	run/cores.c run/fault.c run/console.c run/compare.c
-RUN_OBJECTS = $(RUN_SOURCES:run/%.c=obj/run/%.o)
+# run.mk - libruncustomop, run-custom-op over it, and their tests (included by Makefile).
+RCO_SOURCES = run/library.c run/check.c run/errors.c run/cores.c run/loader.c run/fault.c \
+	run/core_output.c run/opsfile.c run/elf_check.c
+# The library id is computed as the build computes it (src/library_id.c).
+RCO_OBJECTS = $(RCO_SOURCES:run/%.c=obj/run/%.o) obj/library_id.o
+RUN_SOURCES = run/main.c run/options.c run/arguments.c run/npy.c run/console.c run/compare.c
+# The .npy output is written as every user-named output is (src/output_file.h).
+RUN_OBJECTS = $(RUN_SOURCES:run/%.c=obj/run/%.o) obj/output_file.o
 RUN_CPPFLAGS = -Isdk/host/include
+RCO_LIBS = -pthread -ldl -lm
 
-PROGRAMS += run-custom-op
+PROGRAMS += run-custom-op libruncustomop.a libruncustomop.so
 INSTALL_TARGETS += install-run-custom-op
 
 obj/run/%.o: run/%.c
 	@mkdir -p obj/run
 	$(CC) $(ALL_CPPFLAGS) $(RUN_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-run-custom-op: $(RUN_OBJECTS)
-	$(CC) $(ALL_LDFLAGS) -pthread -o $@ $(RUN_OBJECTS) -ldl -lm
+libruncustomop.a: $(RCO_OBJECTS)
+	rm -f $@
+	$(AR) rcs $@ $(RCO_OBJECTS)
 
-install-run-custom-op: run-custom-op
-	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+libruncustomop.so: $(RCO_OBJECTS)
+	$(CC) -shared -Wl,-soname,libruncustomop.so.0 $(ALL_LDFLAGS) -o $@ $(RCO_OBJECTS) $(RCO_LIBS)
+
+run-custom-op: $(RUN_OBJECTS) libruncustomop.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(RUN_OBJECTS) libruncustomop.a $(RCO_LIBS)
+
+runcustomop.pc: Makefile run/run.mk
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+		'Name: runcustomop' \
+		'Description: run host-built GPSIMD custom operators on emulated cores' \
+		'Version: 0.1.0' \
+		'Libs: -L$${libdir} -lruncustomop' \
+		'Libs.private: -pthread -ldl -lm' \
+		'Cflags: -I$${includedir}' >$@
+
+install-run-custom-op: run-custom-op libruncustomop.a libruncustomop.so runcustomop.pc
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PKGCONFIGDIR)
 	cp run-custom-op $(DESTDIR)$(BINDIR)/
+	cp libruncustomop.a $(DESTDIR)$(LIBDIR)/
+	cp libruncustomop.so $(DESTDIR)$(LIBDIR)/libruncustomop.so.0
+	ln -sf libruncustomop.so.0 $(DESTDIR)$(LIBDIR)/libruncustomop.so
+	cp include/runcustomop.h $(DESTDIR)$(INCLUDEDIR)/
 	cp man/run-custom-op.1 $(DESTDIR)$(MANDIR)/man1/
+	cp runcustomop.pc $(DESTDIR)$(PKGCONFIGDIR)/
 
 # Tests: the npy unit test, and the runner end to end over a fake core
 # library (tests/run/fake_core.c) linked once as fake.so and once per core
 # as fake_cpu0.so .. fake_cpu7.so, which stands in for a host build.
 RUN_FAKE_CORES = 0 1 2 3 4 5 6 7
 RUN_FAKE_LIBRARIES = tests/run/fake/fake.so $(RUN_FAKE_CORES:%=tests/run/fake/fake_cpu%.so)
-TESTS += tests/run/test_npy tests/run/test_opsfile tests/run/test_runner.sh
-CLEAN += run-custom-op obj/run tests/run/test_npy tests/run/test_opsfile tests/run/fake
+TESTS += tests/run/test_npy tests/run/test_opsfile tests/run/test_runner.sh tests/run/test_printf.sh
+CLEAN += run-custom-op libruncustomop.a libruncustomop.so runcustomop.pc obj/run \
+	tests/run/test_npy tests/run/test_opsfile tests/run/fake
 
-tests/run/test_npy: tests/run/test_npy.c run/npy.c run/npy.h tests/unit/check.h
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_npy.c run/npy.c -lm
+tests/run/test_npy: tests/run/test_npy.c run/npy.c run/npy.h src/output_file.c tests/unit/check.h
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_npy.c run/npy.c \
+		src/output_file.c -lm
 
 tests/run/test_opsfile: tests/run/test_opsfile.c run/opsfile.c run/opsfile.h tests/unit/check.h
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_opsfile.c run/opsfile.c
@@ -41,9 +70,46 @@ tests/run/fake/fake_cpu%.so: tests/run/fake_core.c sdk/host/include/neuron/host_
 	@mkdir -p tests/run/fake
 	$(CC) $(ALL_CPPFLAGS) $(RUN_CPPFLAGS) -DCORE=$* $(ALL_CFLAGS) -shared $(ALL_LDFLAGS) -o $@ tests/run/fake_core.c
 
-# The end-to-end script needs the runner and the fake libraries built.
-tests/run/test_runner.sh: run-custom-op $(RUN_FAKE_LIBRARIES)
 
 .PHONY: install-run-custom-op
 
 -include obj/run/*.d
+
+# The runner library's C test, over the fake build and a real one:
+# tests/run/kernels/mischief.cpp built single-core and multicore, with
+# DWARF 4 debugging information, which every valgrind reads (clang's DWARF 5
+# stops valgrind 3.19).
+RUN_MISCHIEF_OPS = --op 'my_ops::relu(Tensor x) -> Tensor' \
+	--op 'my_ops::mischief(Tensor x, int how, int core) -> Tensor' \
+	--op 'my_ops::chatter(Tensor x, int bytes) -> Tensor' \
+	--op 'my_ops::warn(Tensor x) -> Tensor' \
+	--op 'my_ops::alias_probe(Tensor x) -> Tensor'
+RUN_MISCHIEF = tests/run/mischief/single/mischief.so tests/run/mischief/multi/.built
+TESTS += tests/run/test_library
+CLEAN += tests/run/test_library tests/run/mischief
+
+tests/run/mischief/single/mischief.so: tests/run/kernels/mischief.cpp build-custom-op $(HOST_SDK)
+	./build-custom-op --target host --name mischief -B tests/run/mischief/single --cflag=-gdwarf-4 \
+		$(RUN_MISCHIEF_OPS) tests/run/kernels/mischief.cpp >/dev/null
+
+tests/run/mischief/multi/.built: tests/run/kernels/mischief.cpp build-custom-op $(HOST_SDK)
+	./build-custom-op --target host --multicore --name mischief -B tests/run/mischief/multi \
+		--cflag=-gdwarf-4 $(RUN_MISCHIEF_OPS) tests/run/kernels/mischief.cpp >/dev/null
+	touch $@
+
+tests/run/test_library: tests/run/test_library.c libruncustomop.a include/runcustomop.h \
+		tests/unit/check.h $(RUN_FAKE_LIBRARIES) $(RUN_MISCHIEF)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_library.c \
+		libruncustomop.a $(RCO_LIBS)
+
+# The Python binding (build_custom_op.runner) on torch tensors.
+TESTS += tests/run/test_binding.py tests/run/test_build_record.sh tests/run/test_files.sh
+tests/run/test_binding.py: libruncustomop.so run-custom-op $(RUN_FAKE_LIBRARIES) $(RUN_MISCHIEF)
+# The end-to-end scripts need the runner and the builds.
+tests/run/test_runner.sh tests/run/test_printf.sh tests/run/test_files.sh: run-custom-op $(RUN_FAKE_LIBRARIES) $(RUN_MISCHIEF)
+tests/run/test_build_record.sh: build-custom-op run-custom-op $(HOST_SDK)
+
+# run-custom-op under valgrind (make check-valgrind): the scripts whose runs
+# end without a fault (a fault is an invalid access to memcheck).
+VALGRIND_TESTS += tests/run/test_files.sh tests/run/test_build_record.sh
+VALGRIND_PREREQUISITES += run-custom-op $(HOST_SDK) $(RUN_FAKE_LIBRARIES) $(RUN_MISCHIEF)

@@ -23,6 +23,7 @@
 #include "fsutil.h"
 #include "inputs.h"
 #include "interrupt.h"
+#include "opsrecord.h"
 #include "plan.h"
 #include "state.h"
 #include "target.h"
@@ -424,12 +425,6 @@ static int run_build(struct call *call, bco_result **result)
 			return -1;
 		if (fs_write_atomic(arena, plan.wrapper_source, wrapper, strlen(wrapper), diag) != 0)
 			return -1;
-		if (request->target == BCO_TARGET_HOST) {
-			const char *record = codegen_ops_record(arena, call->ops, call->op_count);
-			if (fs_write_atomic(arena, arena_printf(arena, "%s/%s.ops", build_dir, name), record,
-			                    strlen(record), diag) != 0)
-				return -1;
-		}
 		buildlog_load(arena, log_path, build_dir, log);
 		state_init(&state, arena, &plan, log, &toolchain, name, call->lock_fd);
 		size_t to_run = state_mark_up_to_date(&state);
@@ -477,6 +472,11 @@ static int run_build(struct call *call, bco_result **result)
 				return -1;
 			}
 		}
+		/* Only now: every library it names is linked. */
+		if (request->target == BCO_TARGET_HOST &&
+		    opsrecord_write(arena, call->ops, call->op_count, plan.artifacts, plan.artifact_count,
+		                    arena_printf(arena, "%s/%s.ops", build_dir, name), diag) != 0)
+			return -1;
 	}
 
 	bco_result *out = calloc(1, sizeof *out);

@@ -76,11 +76,15 @@ char *codegen_wrapper(struct arena *arena, const struct op *ops, size_t count,
 	return out.data;
 }
 
-char *codegen_ops_record(struct arena *arena, const struct op *ops, size_t count)
+char *codegen_ops_record(struct arena *arena, const struct op *ops, size_t count,
+                         char *const *libraries, char *const *ids, size_t library_count)
 {
 	struct buffer out;
 	buffer_init(&out, arena);
-	buffer_puts(&out, "# build-custom-op ops 1\n");
+	buffer_puts(&out, "# build-custom-op ops 2\n");
+	buffer_printf(&out, "cores %zu\n", library_count);
+	for (size_t i = 0; i < library_count; i++)
+		buffer_printf(&out, "library %s %s\n", libraries[i], ids[i]);
 	for (size_t i = 0; i < count; i++) {
 		buffer_printf(&out, "%s\t", ops[i].function);
 		for (size_t a = 0; a < ops[i].schema.arg_count; a++)

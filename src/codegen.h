@@ -17,9 +17,12 @@ char *codegen_wrapper(struct arena *arena, const struct op *ops, size_t count,
                       const char *stack_switch_tail);
 /* Returns the kernel's declaration, "at::Tensor relu(const at::Tensor&)". */
 char *codegen_declaration(struct arena *arena, const struct op *op);
-/* Returns the <name>.ops record: "# build-custom-op ops 1", then per op
+/* Returns the <name>.ops record (version 2; run/opsfile.h describes it):
+ * "# build-custom-op ops 2", "cores N", per core library "library <file
+ * name> <id>" (libraries and ids, in core order), then per op
  * "<fn>\t<kinds>\t<signature>" (kinds: T Tensor, S Scalar, i int, f float,
  * l long long). */
-char *codegen_ops_record(struct arena *arena, const struct op *ops, size_t count);
+char *codegen_ops_record(struct arena *arena, const struct op *ops, size_t count,
+                         char *const *libraries, char *const *ids, size_t library_count);
 
 #endif

@@ -3,6 +3,8 @@
 # and run with run-custom-op, end to end, on even and uneven sizes.
 . "$(dirname "$0")/../cli/lib.sh"
 RUN=$TOP/run-custom-op
+# As on a device set up to print (see run-custom-op(1), OUTPUT OF THE CORES).
+export NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES=4096
 NPY="python3 $TOP/tests/run/npy.py"
 cd "$WORK" || exit 1
 
@@ -31,7 +33,10 @@ check_eq "-v shows each host command, shell-quoted, before its status line" "$(p
 [1/3] CC $TOP/examples/relu/relu.cpp
 $host_cxx -shared -o build/relu.so build/relu.o build/wrapper.o $TOP/sdk/host/lib/core_single.o $TOP/sdk/host/lib/libcustomop_host.a -Wl,-Bsymbolic -Wl,--no-undefined
 [3/3] LINK build/relu.so"
-check_eq "the host build records the ops" "$(cat build/relu.ops)" "# build-custom-op ops 1
+check_eq "the host build records its layout, its library with the library's id, and the ops" \
+	"$(cat build/relu.ops)" "# build-custom-op ops 2
+cores 1
+library relu.so $(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import record; print(record.library_id(sys.argv[2]))' "$TOP/tests/run" build/relu.so)
 relu	T	(Tensor x)"
 # shellcheck disable=SC2046 # the values are words
 $NPY make x.npy '<f4' 5 -2 -1 0 1.5 2

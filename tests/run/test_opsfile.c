@@ -17,7 +17,9 @@ static const char *parse(const char *text, struct ops_file *ops)
 static void test_valid_record(void)
 {
 	struct ops_file ops;
-	CHECK_STR(parse("# build-custom-op ops 1\n"
+	CHECK_STR(parse("# build-custom-op ops 2\n"
+	                "cores 1\n"
+	                "library ops.so 0123456789abcdef\n"
 	                "axpby\tTTSfi\t(Tensor x, Tensor y, Scalar a, float b, int n)\n"
 	                "noargs\t\t()\n"
 	                "big\tTl\t(Tensor(a) x, long long count)\n",
@@ -26,6 +28,9 @@ static void test_valid_record(void)
 	CHECK_INT(ops.count, 3, "three ops");
 	if (ops.count != 3)
 		return;
+	CHECK(ops.version == 2 && ops.cores == 1 && ops.library_count == 1, "version 2, one core");
+	CHECK_STR(ops.libraries[0].name, "ops.so", "the library's file name");
+	CHECK_STR(ops.libraries[0].id, "0123456789abcdef", "and its id");
 	CHECK_STR(ops.ops[0].kinds, "TTSfi", "kinds of axpby");
 	CHECK_STR(ops.ops[1].kinds, "", "an op without arguments has empty kinds");
 	CHECK_STR(ops.ops[2].signature, "(Tensor(a) x, long long count)", "signature kept as written");
@@ -42,10 +47,26 @@ static void test_valid_record(void)
 	      "find by name");
 	ops_free(&ops);
 
-	CHECK_STR(parse("# build-custom-op ops 1\nodd\tTT\t(Tensor x)", &ops), "",
+	CHECK_STR(parse("# build-custom-op ops 2\ncores 1\nlibrary x.so 0123456789abcdef\nodd\tTT\t(Tensor x)", &ops), "",
 	          "a record without a final newline parses");
 	op_argument_text(&ops.ops[0], 1, text, sizeof text);
 	CHECK_STR(text, "argument 2", "a signature that does not match the kinds falls back");
+	ops_free(&ops);
+
+	char eight[1024];
+	size_t used = (size_t)snprintf(eight, sizeof eight, "# build-custom-op ops 2\ncores 8\n");
+	for (int core = 0; core < 8; core++)
+		used += (size_t)snprintf(eight + used, sizeof eight - used,
+		                         "library relu_cpu%d.so %016x\n", core, core + 1);
+	snprintf(eight + used, sizeof eight - used, "relu\tT\t(Tensor x)\n");
+	CHECK_STR(parse(eight, &ops), "", "a multicore record parses");
+	CHECK(ops.cores == 8 && ops.library_count == 8 && ops.count == 1 &&
+	      strcmp(ops.libraries[7].name, "relu_cpu7.so") == 0 &&
+	      strcmp(ops.libraries[7].id, "0000000000000008") == 0, "with its eight libraries");
+	ops_free(&ops);
+	CHECK_STR(parse("# build-custom-op ops 1\nrelu\tT\t(Tensor x)\n", &ops), "",
+	          "a version 1 record is recognised");
+	CHECK(ops.version == 1 && ops.cores == 0 && ops.count == 1, "as version 1, without a layout");
 	ops_free(&ops);
 }
 
@@ -53,10 +74,26 @@ static void test_invalid_records(void)
 {
 	struct ops_file ops;
 	CHECK_STR(parse("", &ops), "1: the file is empty (the first line must be \"# build-custom-op "
-	                           "ops 1\")", "empty file");
-	CHECK_STR(parse("# build-custom-op ops 2\n", &ops),
+	                           "ops 2\")", "empty file");
+	CHECK_STR(parse("# build-custom-op ops 3\n", &ops),
 	          "1: not a build-custom-op ops record (the first line must be \"# build-custom-op "
-	          "ops 1\")", "another version");
+	          "ops 2\")", "another version");
+	CHECK_STR(parse("# build-custom-op ops 2\ncores 2\n", &ops),
+	          "2: expected \"cores 1\" or \"cores 8\"", "a layout of 2 cores");
+	CHECK_STR(parse("# build-custom-op ops 2\ncores 8\nlibrary a.so 0123456789abcdef\nrelu\tT\t(Tensor x)\n",
+	                &ops),
+	          "4: expected \"library FILE ID\" (the ID 16 hex digits) for core library 2 of 8",
+	          "an op where a library line belongs");
+	CHECK_STR(parse("# build-custom-op ops 2\ncores 1\nlibrary a.so 0123456789ABCDEF\n", &ops),
+	          "3: expected \"library FILE ID\" (the ID 16 hex digits) for core library 1 of 1",
+	          "an id in capitals");
+	CHECK_STR(parse("# build-custom-op ops 2\ncores 1\nlibrary a.so 0123\n", &ops),
+	          "3: expected \"library FILE ID\" (the ID 16 hex digits) for core library 1 of 1",
+	          "a short id");
+	CHECK_STR(parse("# build-custom-op ops 2\ncores 8\nlibrary a.so 0123456789abcdef\n", &ops),
+	          "3: the record ends before its 8 \"library\" lines", "a record cut short");
+	CHECK_STR(parse("# build-custom-op ops 2\n", &ops),
+	          "1: the record ends before its \"cores\" line", "a record without a layout");
 	CHECK_STR(parse("# build-custom-op ops 1\nrelu (Tensor x)\n", &ops),
 	          "2: expected NAME<TAB>KINDS<TAB>(SIGNATURE)", "fields not separated by tabs");
 	CHECK_STR(parse("# build-custom-op ops 1\nrelu\tTd\t(Tensor x, double y)\n", &ops),

@@ -6,6 +6,8 @@
 . "$(dirname "$0")/../cli/lib.sh"
 RUN=$TOP/run-custom-op
 FAKE=$TOP/tests/run/fake
+# As on a device set up to print; tests/run/test_printf.sh tries the others.
+export NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES=4096
 
 npy() {
 	python3 "$TOP/tests/run/npy.py" "$@"
@@ -14,25 +16,19 @@ npy() {
 # run_op ARGS...: runs the runner; sets $out, $err and $status.
 run_op() { run_capture "$RUN" "$@"; }
 
-write_record() {
-	printf '# build-custom-op ops 1\n'
-	printf 'scale2\tT\t(Tensor x)\n'
-	printf 'axpby\tTTSfi\t(Tensor x, Tensor y, Scalar a, float b, int n)\n'
-	printf 'scalar_dtype\tS\t(Scalar s)\n'
-	printf 'fill\tl\t(long long v)\n'
-	for op in chatter copies violation overflow far_overflow wild unguarded; do
-		printf '%s\tT\t(Tensor x)\n' "$op"
-	done
-}
+# write_record BUILD_DIR/NAME CORES [OP_LINE...]: the record a host build
+# writes, with the ids of the libraries there now; the fake library's ops
+# when no OP_LINE is given.
+write_record() { python3 "$TOP/tests/run/record.py" "$@"; }
 
 # $M: a multicore build (plus its single-core library); $S: single-core only.
 M=$WORK/multi
 S=$WORK/single
 mkdir -p "$M" "$S"
-cp "$FAKE"/fake.so "$FAKE"/fake_cpu*.so "$M"/
+cp "$FAKE"/fake_cpu*.so "$M"/
 cp "$FAKE"/fake.so "$S"/
-write_record >"$M/fake.ops"
-write_record >"$S/fake.ops"
+write_record "$M/fake" 8
+write_record "$S/fake" 1
 
 npy make "$WORK/x.npy" '<f4' 2,5 1 2 3 4 5 6 7 8 9 10
 npy make "$WORK/y.npy" '<f4' 2,5 2 4 6 8 10 12 14 16 18 20
@@ -48,7 +44,7 @@ run_op --op scale2 --in "$WORK/x.npy" --out "$WORK/out.npy" "$S/fake"
 check_eq "scale2 single-core (no NAME_cpu0.so): exit 0" "$status:$err" "0:"
 check_file "scale2 single-core output" "$WORK/out.npy" "$WORK/y.npy"
 
-run_op --op scale2 --cores 1 --in "$WORK/x_big.npy" --expect "$WORK/y.npy" "$M/fake"
+run_op --op scale2 --cores 1 --in "$WORK/x_big.npy" --expect "$WORK/y.npy" "$S/fake"
 check_eq "big-endian input read in host order; --cores 1 picks NAME.so" "$status:$err" "0:"
 
 run_op --op copies --in "$WORK/x.npy" --out "$WORK/out.npy" "$M/fake"
@@ -196,7 +192,7 @@ check_eq "no build at all" "$status:$err" \
 	"1:run-custom-op: no host build at $WORK/nothing/relu: neither $WORK/nothing/relu.so nor $WORK/nothing/relu_cpu0.so exists; build it with build-custom-op --target host"
 run_op --cores 8 --op scale2 --in "$WORK/x.npy" "$S/fake"
 check_eq "--cores 8 on a single-core build" "$status:$err" \
-	"1:run-custom-op: $S/fake_cpu0.so does not exist: --cores 8 needs a multicore host build (this one is single-core: give --cores 1)"
+	"1:run-custom-op: $S/fake is a single-core build ($S/fake.ops names one core library): --cores 8 needs a multicore build; leave out --cores, or rebuild with build-custom-op --target host --multicore"
 run_op --in "$WORK/x.npy" "$M/fake"
 check_eq "several ops and no --op" "$status:$err" \
 	"2:run-custom-op: $M/fake has 11 ops (scale2, axpby, scalar_dtype, fill, chatter, copies, violation, overflow, far_overflow, wild, unguarded); choose one with --op NAME"
@@ -206,7 +202,7 @@ check_eq "an unknown --op" "$status:$err" \
 
 mkdir -p "$WORK/one"
 cp "$FAKE/fake.so" "$WORK/one/"
-printf '# build-custom-op ops 1\nscale2\tT\t(Tensor x)\n' >"$WORK/one/fake.ops"
+write_record "$WORK/one/fake" 1 "$(printf 'scale2\tT\t(Tensor x)')"
 run_op --in "$WORK/x.npy" "$WORK/one/fake"
 check_eq "a stale record (fewer ops than registered)" "$status:$err" \
 	"1:run-custom-op: $WORK/one/fake.ops lists the ops (scale2) but $WORK/one/fake.so registers (scale2, axpby, scalar_dtype, fill, chatter, copies, violation, overflow, far_overflow, wild, unguarded); the record is stale: rebuild with build-custom-op --target host"
@@ -214,6 +210,7 @@ check_eq "a stale record (fewer ops than registered)" "$status:$err" \
 mkdir -p "$WORK/mixed"
 cp "$M"/* "$WORK/mixed/"
 cp "$FAKE/fake_cpu1.so" "$WORK/mixed/fake_cpu2.so"
+write_record "$WORK/mixed/fake" 8
 run_op --op scale2 --in "$WORK/x.npy" "$WORK/mixed/fake"
 check_eq "a library linked for another core" "$status:$err" \
 	"1:run-custom-op: $WORK/mixed/fake_cpu2.so was linked for core 1, not core 2; rebuild it with build-custom-op --target host"

@@ -93,11 +93,14 @@ int main(void)
 	struct op *ops;
 	size_t count;
 	CHECK_INT(validate_ops(&arena, NULL, 0, schemas, 3, NULL, NULL, &ops, &count, &diag), 0, "record ops validate");
-	CHECK_STR(codegen_ops_record(&arena, ops, count),
-	          "# build-custom-op ops 1\n"
+	char *libraries[] = { "ops.so" }, *ids[] = { "0123456789abcdef" };
+	CHECK_STR(codegen_ops_record(&arena, ops, count, libraries, ids, 1),
+	          "# build-custom-op ops 2\n"
+	          "cores 1\n"
+	          "library ops.so 0123456789abcdef\n"
 	          "axpby\tTTSfi\t(Tensor x, Tensor y, Scalar a, float b, int n)\n"
 	          "count\tlS\t(long long n, number z)\n"
-	          "none\t\t()\n", "the ops record names each op's kinds and signature");
+	          "none\t\t()\n", "the ops record names the layout, each library with its id, and each op's kinds and signature");
 	CHECK_STR(codegen_declaration(&arena, &ops[0]),
 	          "at::Tensor axpby(const at::Tensor&, const at::Tensor&, const at::Scalar&, float, int)",
 	          "the declaration a kernel must match");

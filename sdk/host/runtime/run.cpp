@@ -1,9 +1,13 @@
 /* run.cpp - customop_host_run: one op invocation on this core's emulated
- * stack, and the way back from a violation. */
+ * stack, and the way back from a violation, a fault or an exception. */
+#include <cxxabi.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
+#include <exception>
+#include <typeinfo>
 
 #include "neuron/host_abi.h"
 #include "neuron/wrapper_api.h"
@@ -15,10 +19,14 @@ namespace {
 struct RunState {
     customop_host_call *call;
     wrapper_fn launcher;
+    // Kept from call to call while the size asked for stays the same: a
+    // runner that calls an op thousands of times maps it once.
     GuardedStack stack;
     ucontext_t host_context; // customop_host_run, on the caller's stack
     ucontext_t core_context; // the launcher, on the core stack
     bool violated;
+    // Here rather than in a frame: the core stack is the kernel's.
+    char escaped[CUSTOMOP_HOST_ERROR_SIZE / 2];
 };
 
 RunState state;
@@ -27,9 +35,24 @@ RunState state;
 // resumes customop_host_run.
 void core_entry()
 {
-    op_begin();
-    state.launcher();
-    op_end();
+    run_catching_exceptions([](void *) {
+        op_begin();
+        state.launcher();
+        op_end();
+    }, nullptr);
+}
+
+// "std::runtime_error: text", or the type alone when it is no std::exception.
+void describe_exception(const std::type_info *type, const char *what)
+{
+    const char *name = type ? type->name() : "an exception of unknown type";
+    int status = -1;
+    char *readable = type ? abi::__cxa_demangle(name, nullptr, nullptr, &status) : nullptr;
+    if (what)
+        snprintf(state.escaped, sizeof state.escaped, "%s: %s", status == 0 ? readable : name, what);
+    else
+        snprintf(state.escaped, sizeof state.escaped, "%s", status == 0 ? readable : name);
+    free(readable);
 }
 
 wrapper_fn find_op(const char *name)
@@ -43,14 +66,30 @@ wrapper_fn find_op(const char *name)
     return nullptr;
 }
 
-// A call the runner abandoned after a fault in a guard region left its
-// stacks and state behind; nothing runs on them any more.
+// A call the runner abandoned (a fault, a kernel stopped at a time limit)
+// left its state behind; nothing runs on it any more.  Its call is gone,
+// so nothing is announced to it; what the kernel held of the TCM pool goes
+// back, as after a violation.
 void clean_up_abandoned_run()
 {
-    guarded_stack_destroy(&state.stack);
+    state.call = nullptr;
     stack_switch_reset();
     marshal_reset();
-    state.call = nullptr;
+    tcm_release_run();
+}
+
+size_t round_up_16(size_t size)
+{
+    return (size + 15) / 16 * 16;
+}
+
+// Tells the caller of the guard region below the core stack (description
+// NULL: that it is gone), as guarded_stack_create and _destroy do.
+void announce_core_stack(customop_host_call *call, const char *description)
+{
+    if (call->guard)
+        call->guard(call->context, state.stack.mapping, static_cast<size_t>(state.stack.low - state.stack.mapping),
+                    description);
 }
 
 __attribute__((format(printf, 2, 3))) bool fail(customop_host_call *call, const char *format, ...)
@@ -107,6 +146,26 @@ const GuardedStack &core_stack()
     return state.stack;
 }
 
+void run_catching_exceptions(void (*function)(void *), void *argument)
+{
+    bool escaped = false;
+    try {
+        function(argument);
+    } catch (abi::__forced_unwind &) {
+        throw;
+    } catch (const std::exception &error) {
+        describe_exception(&typeid(error), error.what());
+        escaped = true;
+    } catch (...) {
+        describe_exception(abi::__cxa_current_exception_type(), nullptr);
+        escaped = true;
+    }
+    // Out of the handler first, so the exception is freed before the op is
+    // abandoned.
+    if (escaped)
+        violation("the kernel threw a C++ exception that it did not catch: %s", state.escaped);
+}
+
 void abandon_run()
 {
     state.violated = true;
@@ -133,7 +192,7 @@ __attribute__((used)) static const any_function linked_with_run[] = {
 
 CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
 {
-    if (state.stack.mapping || state.call)
+    if (state.call)
         clean_up_abandoned_run();
     call->error[0] = '\0';
     if (!call->op)
@@ -146,30 +205,46 @@ CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
         return -1;
     }
     size_t size = call->core_stack_size ? call->core_stack_size : CUSTOMOP_HOST_DEFAULT_CORE_STACK;
-    char description[64];
-    snprintf(description, sizeof description, "the core stack (%zu bytes)", size);
     state.call = call;
-    if (!guarded_stack_create(&state.stack, size, description)) {
-        state.call = nullptr;
-        fail(call, "cannot map a core stack of %zu bytes", size);
-        return -1;
+    if (state.stack.mapping && state.stack.size == round_up_16(size)) {
+        announce_core_stack(call, state.stack.description);
+    } else {
+        char description[64];
+        snprintf(description, sizeof description, "the core stack (%zu bytes)", size);
+        guarded_stack_destroy(&state.stack);
+        if (!guarded_stack_create(&state.stack, size, description)) {
+            state.call = nullptr;
+            fail(call, "cannot map a core stack of %zu bytes", size);
+            return -1;
+        }
+        // Once per stack (getcontext is a system call: it reads the signal
+        // mask, which does not change).
+        getcontext(&state.core_context);
+        state.core_context.uc_stack.ss_sp = state.stack.low;
+        state.core_context.uc_stack.ss_size = state.stack.size;
+        state.core_context.uc_link = &state.host_context;
     }
+    // Every time: the way back that makecontext writes at the stack's top
+    // is used up by the return through it.
+    makecontext(&state.core_context, core_entry, 0);
     tcm_begin_run();
     warnings_reset();
     state.violated = false;
-    getcontext(&state.core_context);
-    state.core_context.uc_stack.ss_sp = state.stack.low;
-    state.core_context.uc_stack.ss_size = state.stack.size;
-    state.core_context.uc_link = &state.host_context;
-    makecontext(&state.core_context, core_entry, 0);
     // Back here when the launcher returns, or from abandon_run().
     swapcontext(&state.host_context, &state.core_context);
     if (state.violated) {
         stack_switch_reset();
         tcm_release_run();
     }
-    guarded_stack_destroy(&state.stack);
+    announce_core_stack(call, nullptr);
     marshal_reset();
     state.call = nullptr;
     return state.violated ? -1 : 0;
+}
+
+// When the library is unloaded: the core stack it kept.
+__attribute__((destructor)) static void unmap_core_stack()
+{
+    if (!state.call)
+        guarded_stack_destroy(&state.stack);
 }

@@ -56,6 +56,12 @@ void guarded_stack_destroy(GuardedStack *stack);
 // run.cpp: the emulated core stack of the call in progress.
 const GuardedStack &core_stack();
 
+// run.cpp: calls function(argument); a C++ exception that escapes it ends
+// the op with a violation naming the exception.  The unwinder cannot cross
+// from one stack to another, so the entry of each stack kernel code runs on
+// (the core stack, the STACK_SIZE stack) goes through here.
+void run_catching_exceptions(void (*function)(void *), void *argument);
+
 // stack_switch.cpp: frees a heap stack left behind when a violation ended
 // the op while the wrapper ran on it.
 void stack_switch_reset();

@@ -26,7 +26,7 @@ SwitchState state;
 
 void heap_entry()
 {
-    state.wrapper();
+    run_catching_exceptions([](void *) { state.wrapper(); }, nullptr);
     // The generated wrapper ends in switchBack(); on the device, returning
     // from the switched stack instead would crash.
     violation("the wrapper returned on the STACK_SIZE stack instead of calling switchBack()");

@@ -1,0 +1,497 @@
+"""runner - run host-built custom ops from Python, on torch tensors.
+
+A build made by ``build-custom-op --target host`` (``compile(...,
+target='host')``) is opened once and its ops run on tensors in place, on
+eight emulated GPSIMD cores (or one), through libruncustomop, the library
+behind ``run-custom-op``::
+
+    from build_custom_op import runner
+    with runner.open('build/relu') as library:
+        y = library.run('relu', x)          # x: a torch.float32 tensor
+
+A kernel's violation of a device rule, a fault, ``abort()``, an uncaught
+C++ exception or a call of ``exit()`` raises ``RunError`` naming the core
+and the op; the library stays usable (see ``Library.run`` for the time
+limit).  ``torch`` is imported when the first op runs, not before.
+
+The shared library is looked up as libbuildcustomop is: the source tree
+(after ``make``), the install prefix (``make install``), then the path in
+the environment variable RUN_CUSTOM_OP_LIBRARY.
+"""
+
+import collections
+import ctypes
+import numbers
+import os
+import struct
+import sys
+import threading
+import warnings
+
+# The module itself: the package binds the name _library to a function.
+from build_custom_op._library import load as _load_library, LibraryNotFound as _LibraryNotFound
+
+__all__ = ['open', 'Library', 'Op', 'RunError', 'RunWarning', 'library_path']
+
+LIBRARY_FILE = 'libruncustomop.so'
+LIBRARY_VARIABLE = 'RUN_CUSTOM_OP_LIBRARY'
+
+# include/runcustomop.h
+_MAX_RANK = 8
+_MAX_ARGUMENTS = 10
+_NAME_SIZE = 64
+_MESSAGE_SIZE = 12288
+_DEFAULT_TIMEOUT = -1.0
+_TENSOR, _INTEGER, _REAL, _LARGE_INTEGER = range(4)
+_STATUS_NAMES = {1: 'usage', 2: 'argument', 3: 'build', 4: 'op', 5: 'timeout', 6: 'unusable',
+                 7: 'system'}
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+# The device dtypes by name, numbered as enum rco_dtype numbers them.
+_DTYPE_NUMBERS = {'uint8': 0, 'int8': 1, 'int16': 2, 'int32': 3, 'int64': 4, 'float16': 5,
+                  'float32': 6, 'bfloat16': 15}
+_DEVICE_DTYPES = 'float32, bfloat16, float16, int32, int8, int64, int16, uint8'
+
+
+class RunError(Exception):
+    """An op that could not run, or failed on a core.
+
+    message is the library's (one line per failed core, e.g. "core 3: op
+    relu: segmentation fault (SIGSEGV) ..."); core is the first core it is
+    about (an int) or None; op is the op's name or None.  kind says what
+    went wrong: 'usage', 'argument' (the arguments do not fit the op's
+    schema), 'build' (the build cannot be used), 'op' (the op failed on a
+    core), 'timeout', 'unusable' (a call timed out earlier: close the
+    library) or 'system'.
+    """
+
+    def __init__(self, message, core=None, op=None, kind='op', signal=None):
+        super().__init__(message)
+        self.message = message
+        self.core = core
+        self.op = op
+        self.kind = kind
+        self.signal = signal
+
+
+class RunWarning(UserWarning):
+    """A warning of the emulated runtime: "core N: op NAME: ..."; the op went on."""
+
+
+Op = collections.namedtuple('Op', 'name kinds signature')
+Op.__doc__ = """An op of a build: its name, its argument kinds (one letter per
+argument: T Tensor, S Scalar, i int, f float, l long long) and its argument
+list as the schema writes it, e.g. Op('axpby', 'TTSfi',
+'(Tensor x, Tensor y, Scalar a, float b, int n)')."""
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [('dtype', ctypes.c_int), ('rank', ctypes.c_int),
+                ('sizes', ctypes.c_int64 * _MAX_RANK), ('strides', ctypes.c_int64 * _MAX_RANK),
+                ('data', ctypes.c_void_p)]
+
+
+class _Argument(ctypes.Structure):
+    _fields_ = [('type', ctypes.c_int), ('tensor', _Tensor), ('integer', ctypes.c_longlong),
+                ('real', ctypes.c_double), ('text', ctypes.c_char_p)]
+
+
+# A tensor's fields as struct packs them, to fill a _Tensor in one call.
+_TENSOR_LAYOUT = struct.Struct('@ii%dq%dqP' % (_MAX_RANK, _MAX_RANK))
+assert _TENSOR_LAYOUT.size == ctypes.sizeof(_Tensor)
+_ZEROS = (0,) * _MAX_RANK
+
+
+class _Error(ctypes.Structure):
+    _fields_ = [('status', ctypes.c_int), ('core', ctypes.c_int), ('signal', ctypes.c_int),
+                ('argument', ctypes.c_int), ('op', ctypes.c_char * _NAME_SIZE),
+                ('message', ctypes.c_char * _MESSAGE_SIZE)]
+
+
+_PRINT_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
+                                   ctypes.c_size_t)
+_WARN_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
+
+
+class _Options(ctypes.Structure):
+    _fields_ = [('cores', ctypes.c_int), ('core_stack', ctypes.c_size_t),
+                ('timeout', ctypes.c_double), ('print', _PRINT_FUNCTION),
+                ('warn', _WARN_FUNCTION), ('context', ctypes.c_void_p)]
+
+
+def _declare(library):
+    library.rco_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(_Options),
+                                 ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_Error)]
+    library.rco_open.restype = ctypes.c_int
+    library.rco_close.argtypes = [ctypes.c_void_p]
+    library.rco_close.restype = None
+    for name in ('rco_core_count', 'rco_op_count'):
+        getattr(library, name).argtypes = [ctypes.c_void_p]
+        getattr(library, name).restype = ctypes.c_int
+    for name in ('rco_op_name', 'rco_op_kinds', 'rco_op_signature'):
+        getattr(library, name).argtypes = [ctypes.c_void_p, ctypes.c_int]
+        getattr(library, name).restype = ctypes.c_char_p
+    library.rco_print_buffer_size.argtypes = [ctypes.c_void_p]
+    library.rco_print_buffer_size.restype = ctypes.c_long
+    library.rco_run.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(_Argument),
+                                ctypes.c_int, ctypes.POINTER(_Tensor), ctypes.c_double,
+                                ctypes.POINTER(_Error)]
+    library.rco_run.restype = ctypes.c_int
+    library.rco_version.argtypes = []
+    library.rco_version.restype = ctypes.c_char_p
+
+
+_shared = None
+_shared_lock = threading.Lock()
+
+
+def _load():
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            try:
+                _shared = _load_library(LIBRARY_FILE, LIBRARY_VARIABLE, _declare)
+            except _LibraryNotFound as error:
+                raise RunError(str(error), kind='system') from None
+        return _shared
+
+
+def library_path():
+    """The path of the libruncustomop.so in use."""
+    return _load()._name
+
+
+def _error_of(error):
+    message = error.message.decode(errors='replace')
+    return RunError(message, core=None if error.core < 0 else error.core,
+                    op=error.op.decode(errors='replace') or None,
+                    kind=_STATUS_NAMES.get(error.status, 'system'),
+                    signal=error.signal or None)
+
+
+# ---- torch, imported when the first op runs ----
+
+_torch = None
+_dtype_numbers = None
+# What a new output is filled with, so that elements no core writes stand
+# out: NaN for the floating dtypes, bytes 0xA5 for the integer ones.
+_poison = None
+_POISON_VALUES = {'float32': float('nan'), 'bfloat16': float('nan'), 'float16': float('nan'),
+                  'uint8': 0xA5, 'int8': -0x5B, 'int16': -0x5A5B, 'int32': -0x5A5A5A5B,
+                  'int64': -0x5A5A5A5A5A5A5A5B}
+
+
+def _torch_module():
+    global _torch, _dtype_numbers, _poison
+    if _torch is None:
+        import torch
+        _dtype_numbers = {getattr(torch, name): number for name, number in _DTYPE_NUMBERS.items()}
+        _poison = {getattr(torch, name): value for name, value in _POISON_VALUES.items()}
+        _torch = torch
+    return _torch
+
+
+# ---- what run-custom-op shows, for the default callbacks ----
+
+_flagged_note_shown = False
+
+
+def _print_as_the_runner_does(core, text):
+    """Core 0's output to sys.stdout as printed; cores 1-7 to sys.stderr,
+    a line at a time, marked [core N], after a note that the device would
+    not show them."""
+    global _flagged_note_shown
+    if core == 0:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    if not _flagged_note_shown:
+        sys.stderr.write('run-custom-op: note: lines marked [core N] were printed by cores 1-7; '
+                         "on the device only core 0's output reaches the host\n")
+        _flagged_note_shown = True
+    lines = text.split('\n')
+    if lines and lines[-1] == '':
+        lines.pop()
+    for line in lines:
+        sys.stderr.write(f'[core {core}] {line}\n')
+
+
+def _warn_as_python_does(text):
+    warnings.warn(text, RunWarning, stacklevel=3)
+
+
+def open(path, *, cores=None, core_stack=None, timeout=None, on_print=None, on_warning=None):
+    """Opens the host build at path (BUILD_DIR/NAME, as run-custom-op takes
+    it; a str or path-like) and returns a Library.
+
+    cores: 1 or 8 (None: as the build is, 8 when NAME_cpu0.so exists);
+    core_stack: the bytes of each emulated core stack (None: 12 KiB);
+    timeout: seconds each run may take (None: no limit; see Library.run);
+    on_print(core, text): receives each core's printf output after each
+    run (default: core 0's on sys.stdout, the others' on sys.stderr marked
+    [core N], as run-custom-op shows them); on_warning(text): receives each
+    warning of the runtime (default: a Python warning of category
+    RunWarning).  Raises RunError when the build cannot be opened."""
+    return Library(path, cores, core_stack, timeout, on_print, on_warning)
+
+
+class Library:
+    """An open host build; see open().  Calls on one Library from several
+    threads take turns; different Libraries run at the same time."""
+
+    def __init__(self, path, cores, core_stack, timeout, on_print, on_warning):
+        self._handle = None
+        self._shared = _load()
+        self.path = os.fspath(path)
+        self._on_print = on_print if on_print is not None else _print_as_the_runner_does
+        self._on_warning = on_warning if on_warning is not None else _warn_as_python_does
+        self._lock = threading.Lock()
+        self._printed = []
+        self._warned = []
+        # Kept for as long as the library may call them.
+        self._print_callback = _PRINT_FUNCTION(self._keep_print)
+        self._warn_callback = _WARN_FUNCTION(self._keep_warning)
+        options = _Options()
+        if cores is not None:
+            if cores not in (1, 8) or isinstance(cores, bool):
+                raise RunError(f'cores={cores!r}: expected 1 or 8 (or None: as the build is)',
+                               kind='usage')
+            options.cores = cores
+        if core_stack is not None:
+            if not isinstance(core_stack, numbers.Integral) or isinstance(core_stack, bool) \
+                    or core_stack <= 0:
+                raise RunError(f'core_stack={core_stack!r}: expected a number of bytes',
+                               kind='usage')
+            options.core_stack = core_stack
+        options.timeout = self._seconds(timeout, 'timeout', 0.0)
+        options.print = self._print_callback
+        options.warn = self._warn_callback
+        error = _Error()
+        handle = ctypes.c_void_p()
+        encoded = os.fsencode(self.path)
+        if self._shared.rco_open(encoded, ctypes.byref(options), ctypes.byref(handle),
+                                 ctypes.byref(error)) != 0:
+            raise _error_of(error)
+        self._handle = handle
+        shared, raw = self._shared, handle
+        self.ops = tuple(Op(shared.rco_op_name(raw, i).decode(),
+                            shared.rco_op_kinds(raw, i).decode(),
+                            shared.rco_op_signature(raw, i).decode())
+                         for i in range(shared.rco_op_count(raw)))
+        self.cores = shared.rco_core_count(raw)
+        self._index = {op.name: i for i, op in enumerate(self.ops)}
+        # One call's structures, reused by every call.
+        self._arguments = (_Argument * _MAX_ARGUMENTS)()
+        # Where each argument's tensor and the output lie, to pack them in place.
+        self._argument_tensors = [(memoryview(self._arguments).cast('B'),
+                                   i * ctypes.sizeof(_Argument) + _Argument.tensor.offset)
+                                  for i in range(_MAX_ARGUMENTS)]
+        self._output = _Tensor()
+        self._error = _Error()
+        self._run = shared.rco_run
+        self._arguments_pointer = ctypes.cast(self._arguments, ctypes.POINTER(_Argument))
+        self._output_pointer = ctypes.pointer(self._output)
+        self._output_slot = (memoryview(self._output).cast('B'), 0)
+        self._error_pointer = ctypes.pointer(self._error)
+
+    @staticmethod
+    def _seconds(value, name, default):
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
+            raise RunError(f'{name}={value!r}: expected a number of seconds above 0 '
+                           '(or None: no limit)', kind='usage')
+        return float(value)
+
+    def _keep_print(self, context, core, text, length):
+        self._printed.append((core, ctypes.string_at(text, length)))
+
+    def _keep_warning(self, context, core, text):
+        self._warned.append(text)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception):
+        self.close()
+        return False
+
+    def __del__(self):
+        if getattr(self, '_handle', None) is not None and not sys.is_finalizing():
+            self.close()
+
+    def __repr__(self):
+        state = 'closed' if self._handle is None else f'{self.cores} cores'
+        return f'<build_custom_op.runner.Library {self.path!r}, {state}>'
+
+    def close(self):
+        """Stops the core threads and unloads the build (see rco_close)."""
+        with self._lock:
+            if self._handle is not None:
+                self._shared.rco_close(self._handle)
+                self._handle = None
+
+    def op(self, name):
+        """The Op named name; RunError when the build has none."""
+        index = self._index.get(name)
+        if index is None:
+            names = ', '.join(op.name for op in self.ops)
+            raise RunError(f'{self.path} has no op {name} (its ops: {names})', op=name,
+                           kind='usage')
+        return self.ops[index]
+
+    def _describe(self, op, index):
+        """"relu argument 1 (Tensor x)" from the signature."""
+        parts, depth, start, signature = [], 0, 1, op.signature
+        for at in range(1, len(signature)):
+            character = signature[at]
+            if character in '([':
+                depth += 1
+            elif character in ')]' and at + 1 < len(signature):
+                depth -= 1
+            if (character == ',' and depth == 0) or at + 1 == len(signature):
+                parts.append(signature[start:at].strip())
+                start = at + 1
+        name = parts[index] if len(parts) == len(op.kinds) and index < len(parts) \
+            else f'argument {index + 1}'
+        return f'{op.name} argument {index + 1} ({name})'
+
+    def _tensor_of(self, value, place, op, slot):
+        """Fills slot (a buffer and the offset of a _Tensor in it) with value
+        (a torch tensor) as the cores take it; returns the tensor whose
+        memory is used (value itself, or a contiguous copy).  place is the
+        argument's index, or None for the output."""
+        number = _dtype_numbers.get(value.dtype)
+        if number is None or not value.is_cpu or value.dim() > _MAX_RANK:
+            self._refuse_tensor(value, place, op)
+        if not value.is_contiguous():
+            value = value.contiguous()
+        shape = value.shape
+        rank = len(shape)
+        strides = [1] * rank
+        for d in range(rank - 1, 0, -1):
+            strides[d - 1] = strides[d] * shape[d]
+        padding = _ZEROS[rank:]
+        buffer, offset = slot
+        _TENSOR_LAYOUT.pack_into(buffer, offset, number, rank, *shape, *padding, *strides, *padding,
+                                 value.data_ptr())
+        return value
+
+    def _refuse_tensor(self, value, place, op):
+        what = f"{op.name}'s output" if place is None else self._describe(op, place)
+        if value.device.type != 'cpu':
+            raise RunError(f'{what} is on {value.device}; the emulated cores run on CPU tensors: '
+                           'give value.cpu()', op=op.name, kind='argument')
+        if value.dtype not in _dtype_numbers:
+            raise RunError(f'{what} is {value.dtype}, which is not a device dtype '
+                           f'({_DEVICE_DTYPES}); convert it first, e.g. with '
+                           '.to(torch.float32)', op=op.name, kind='argument')
+        raise RunError(f'{what} has {value.dim()} dimensions; a device tensor has at most '
+                       f'{_MAX_RANK}', op=op.name, kind='argument')
+
+    def run(self, op, *args, out=None, shape=None, dtype=None, timeout=None):
+        """Runs op (a name or an Op) on every core at once and returns the output.
+
+        args: a torch tensor for each Tensor argument, a Python number for
+        each other (converted by the schema's kind as run-custom-op
+        --scalar converts it).  Contiguous tensors of a device dtype are used
+        in place; others are copied to a contiguous tensor first; a dtype is
+        never converted.  out: a torch tensor the cores write into, returned;
+        else one is made from shape and dtype, else from the first tensor
+        argument, and filled with NaN (floats) or bytes 0xA5 (integers)
+        first, so that elements the kernel does not write stand out.
+
+        timeout: seconds this call may take (None: the library's).  When it
+        passes, RunError of kind 'timeout' names the cores still running;
+        they are stopped, and the library runs no more ops: close it and
+        open the build again.  The kernel's printf output and the runtime's
+        warnings reach on_print and on_warning before run returns, also
+        when it raises."""
+        if isinstance(op, Op):
+            op = op.name
+        index = self._index.get(op) if isinstance(op, str) else None
+        if index is None:
+            self.op(op if isinstance(op, str) else repr(op))
+        record = self.ops[index]
+        seconds = _DEFAULT_TIMEOUT if timeout is None else self._seconds(timeout, 'timeout', 0.0)
+        torch = _torch if _torch is not None else _torch_module()
+        with self._lock:
+            if self._handle is None:
+                raise RunError(f'{self.path} is closed', op=record.name, kind='usage')
+            count = len(args)
+            if count > _MAX_ARGUMENTS:
+                raise RunError(f'{record.name} expects {record.signature}; got {count} arguments',
+                               op=record.name, kind='argument')
+            arguments = self._arguments
+            kept = []
+            first_tensor = None
+            for i, value in enumerate(args):
+                argument = arguments[i]
+                if isinstance(value, torch.Tensor):
+                    argument.type = _TENSOR
+                    used = self._tensor_of(value, i, record, self._argument_tensors[i])
+                    kept.append(used)
+                    if first_tensor is None:
+                        first_tensor = value
+                elif isinstance(value, numbers.Integral) and _INT64_MIN <= value <= _INT64_MAX:
+                    argument.type = _INTEGER
+                    argument.integer = int(value)
+                    argument.text = None
+                elif isinstance(value, numbers.Integral):
+                    argument.type = _LARGE_INTEGER  # beyond int64
+                    argument.real = float(value) if abs(value) < 2 ** 1023 else float('inf')
+                    argument.text = str(value).encode()
+                elif isinstance(value, numbers.Real):
+                    argument.type = _REAL
+                    argument.real = float(value)
+                    argument.text = None
+                else:
+                    raise RunError(f'{self._describe(record, i)}: a {type(value).__name__} is '
+                                   'neither a torch tensor nor a number', op=record.name,
+                                   kind='argument')
+            result, copy_back = self._output_for(record, out, shape, dtype, first_tensor, torch)
+            kept.append(self._tensor_of(result, None, record, self._output_slot))
+            status = self._run(self._handle, index, self._arguments_pointer, count,
+                               self._output_pointer, seconds, self._error_pointer)
+            failure = _error_of(self._error) if status != 0 else None
+            printed, warned = self._printed, self._warned
+            self._printed, self._warned = [], []
+        for core, text in printed:
+            self._on_print(core, text.decode(errors='replace'))
+        for text in warned:
+            self._on_warning(text.decode(errors='replace'))
+        if failure is not None:
+            raise failure
+        if copy_back is not None:
+            copy_back.copy_(result)
+            return copy_back
+        return result
+
+    def _output_for(self, record, out, shape, dtype, first_tensor, torch):
+        """The tensor the cores write into, and the caller's out when that
+        is another (a non-contiguous out is written through a copy)."""
+        if out is not None:
+            if shape is not None or dtype is not None:
+                raise RunError('give out, or shape and dtype, not both', op=record.name,
+                               kind='usage')
+            if not isinstance(out, torch.Tensor):
+                raise RunError(f'out is a {type(out).__name__}, not a torch tensor',
+                               op=record.name, kind='usage')
+            if out.is_contiguous():
+                return out, None
+            # A copy, so that what the kernel does not write stays as it was.
+            return out.contiguous(), out
+        if first_tensor is None and (shape is None or dtype is None):
+            raise RunError(f'{record.name} has no tensor argument to take the output\'s shape and '
+                           'dtype from; give shape= and dtype=', op=record.name, kind='usage')
+        if dtype is not None and not isinstance(dtype, torch.dtype):
+            raise RunError(f'dtype={dtype!r}: expected a torch dtype, e.g. torch.float32',
+                           op=record.name, kind='usage')
+        poison = _poison.get(dtype if dtype is not None else first_tensor.dtype)
+        if shape is None and dtype is None and first_tensor.is_contiguous():
+            result = torch.empty_like(first_tensor)
+        else:
+            result = torch.empty(tuple(first_tensor.shape if shape is None else shape),
+                                 dtype=first_tensor.dtype if dtype is None else dtype)
+        if poison is not None:
+            result.fill_(poison)
+        return result, None

@@ -1,0 +1,211 @@
+/* check.c - an op's arguments and output, checked against its schema and made ready for the cores. */
+#include "check.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errors.h"
+
+/* The bytes a tensor may span: far beyond any machine's memory, and safe
+ * from overflow in the runtime's arithmetic. */
+#define TENSOR_BYTES_LIMIT (INT64_MAX / 2)
+
+static int fail(struct rco_error *error, const struct op_record *op, int argument,
+                const char *format, ...) __attribute__((format(printf, 4, 5)));
+
+static int fail(struct rco_error *error, const struct op_record *op, int argument,
+                const char *format, ...)
+{
+	char message[RCO_MESSAGE_SIZE];
+	va_list args;
+	va_start(args, format);
+	vsnprintf(message, sizeof message, format, args);
+	va_end(args);
+	error_set(error, RCO_ERROR_ARGUMENT, op->name, "%s", message);
+	error->argument = argument;
+	return RCO_ERROR_ARGUMENT;
+}
+
+int check_argument_count(const struct op_record *op, int count, struct rco_error *error)
+{
+	int expected = (int)strlen(op->kinds);
+	if (count != expected)
+		return fail(error, op, -1, "%s expects %s; got %d argument%s", op->name, op->signature,
+		            count, count == 1 ? "" : "s");
+	return 0;
+}
+
+static size_t dtype_size(int dtype)
+{
+	switch (dtype) {
+	case RCO_UINT8: case RCO_INT8: return 1;
+	case RCO_INT16: case RCO_FLOAT16: case RCO_BFLOAT16: return 2;
+	case RCO_INT32: case RCO_FLOAT32: return 4;
+	case RCO_INT64: return 8;
+	default: return 0;
+	}
+}
+
+/* Checks one tensor; what is "relu argument 1 (Tensor x)" or "relu's output". */
+static int check_tensor(const struct rco_tensor *tensor, int minimum_rank, const char *what,
+                        const struct op_record *op, int argument, struct rco_error *error)
+{
+	size_t size = dtype_size(tensor->dtype);
+	if (size == 0)
+		return fail(error, op, argument, "%s has dtype %d, which is not one of the device's 8 "
+		            "dtypes (float32, bfloat16, float16, int32, int8, int64, int16, uint8)", what,
+		            tensor->dtype);
+	if (tensor->rank < minimum_rank || tensor->rank > RCO_MAX_RANK)
+		return fail(error, op, argument, "%s has %d dimensions; a device tensor has %d to %d",
+		            what, tensor->rank, minimum_rank, RCO_MAX_RANK);
+	int64_t extent = 0; /* the farthest element, in elements */
+	int empty = 0;
+	for (int d = 0; d < tensor->rank; d++) {
+		if (tensor->sizes[d] < 0)
+			return fail(error, op, argument, "%s has size %lld in dimension %d; sizes are >= 0",
+			            what, (long long)tensor->sizes[d], d);
+		if (tensor->strides[d] < 0)
+			return fail(error, op, argument, "%s has stride %lld in dimension %d; strides are "
+			            ">= 0", what, (long long)tensor->strides[d], d);
+		empty |= tensor->sizes[d] == 0;
+	}
+	for (int d = 0; d < tensor->rank && !empty; d++) {
+		int64_t last = tensor->sizes[d] - 1;
+		if (tensor->strides[d] > 0 && last > (TENSOR_BYTES_LIMIT / (int64_t)size - extent) /
+		                                             tensor->strides[d])
+			return fail(error, op, argument, "%s is too large", what);
+		extent += last * tensor->strides[d];
+	}
+	if (!empty && !tensor->data)
+		return fail(error, op, argument, "%s has no data (a NULL pointer)", what);
+	return 0;
+}
+
+/* The number as the caller wrote it. */
+static void number_text(const struct rco_argument *argument, char *out, size_t size)
+{
+	if (argument->text) {
+		snprintf(out, size, "%s", argument->text);
+	} else if (argument->type == RCO_ARGUMENT_INTEGER) {
+		snprintf(out, size, "%lld", argument->integer);
+	} else {
+		snprintf(out, size, "%.15g", argument->real);
+		if (strtod(out, NULL) != argument->real)
+			snprintf(out, size, "%.17g", argument->real);
+	}
+}
+
+static void make_scalar(struct customop_host_tensor *tensor, int dtype, void *bytes,
+                        const void *value, size_t size)
+{
+	memset(tensor, 0, sizeof *tensor);
+	tensor->dtype = dtype;
+	tensor->rank = 1;
+	tensor->sizes[0] = 1;
+	tensor->strides[0] = 1;
+	memcpy(bytes, value, size);
+	tensor->data = bytes;
+}
+
+/* Converts a number by its kind into a 1-element tensor. */
+static int convert_number(const struct op_record *op, int index, const char *what,
+                          const struct rco_argument *argument, struct customop_host_tensor *tensor,
+                          void *bytes, struct rco_error *error)
+{
+	char kind = op->kinds[index];
+	char text[128];
+	number_text(argument, text, sizeof text);
+	int integer = argument->type == RCO_ARGUMENT_INTEGER;
+	double real = argument->real;
+	if (argument->type == RCO_ARGUMENT_LARGE_INTEGER && kind != 'f')
+		return fail(error, op, index, "%s: %s is out of the %s range", what, text,
+		            kind == 'i' ? "int32" : "int64");
+	if (kind == 'i' || kind == 'l') {
+		if (!integer) {
+			/* A whole number too large for an integer (1e30) is out of range;
+			 * any other real is not an integer. */
+			double bound = kind == 'i' ? 2147483648.0 : 9223372036854775808.0;
+			if (isfinite(real) && real == floor(real) && (real >= bound || real < -bound))
+				return fail(error, op, index, "%s: %s is out of the %s range", what, text,
+				            kind == 'i' ? "int32" : "int64");
+			return fail(error, op, index, "%s: %s is not an integer", what, text);
+		}
+		if (kind == 'i') {
+			if (argument->integer < INT32_MIN || argument->integer > INT32_MAX)
+				return fail(error, op, index, "%s: %s is out of the int32 range", what, text);
+			int32_t narrow = (int32_t)argument->integer;
+			make_scalar(tensor, RCO_INT32, bytes, &narrow, sizeof narrow);
+		} else {
+			int64_t wide = argument->integer;
+			make_scalar(tensor, RCO_INT64, bytes, &wide, sizeof wide);
+		}
+		return 0;
+	}
+	if (kind == 'S' && integer) {
+		int64_t wide = argument->integer;
+		make_scalar(tensor, RCO_INT64, bytes, &wide, sizeof wide);
+		return 0;
+	}
+	if (integer)
+		real = (double)argument->integer;
+	float single = (float)real;
+	if (isfinite(real) && !isfinite(single))
+		return fail(error, op, index, "%s: %s is out of the float32 range", what, text);
+	make_scalar(tensor, RCO_FLOAT32, bytes, &single, sizeof single);
+	return 0;
+}
+
+int check_arguments(const struct op_record *op, const struct rco_argument *arguments, int count,
+                    const struct rco_tensor *output, struct customop_host_tensor *args,
+                    struct check_scalars *scalars, struct customop_host_tensor *host_output,
+                    struct rco_error *error)
+{
+	int status = check_argument_count(op, count, error);
+	if (status != 0)
+		return status;
+	if (count > RCO_MAX_ARGUMENTS)
+		return fail(error, op, -1, "%s has %d arguments; the device passes at most %d", op->name,
+		            count, RCO_MAX_ARGUMENTS);
+	if (count > 0 && !arguments)
+		return fail(error, op, -1, "%s: the arguments are missing (a NULL pointer)", op->name);
+	for (int i = 0; i < count; i++) {
+		char name[256], what[320];
+		op_argument_text(op, i, name, sizeof name);
+		snprintf(what, sizeof what, "%s argument %d (%s)", op->name, i + 1, name);
+		const struct rco_argument *argument = &arguments[i];
+		int wants_tensor = op->kinds[i] == 'T';
+		if (argument->type != RCO_ARGUMENT_TENSOR && argument->type != RCO_ARGUMENT_INTEGER &&
+		    argument->type != RCO_ARGUMENT_REAL && argument->type != RCO_ARGUMENT_LARGE_INTEGER)
+			return fail(error, op, i, "%s has an unknown type %d", what, (int)argument->type);
+		if (wants_tensor && argument->type != RCO_ARGUMENT_TENSOR) {
+			char text[128];
+			number_text(argument, text, sizeof text);
+			return fail(error, op, i, "%s is a tensor, but the number %s was given", what, text);
+		}
+		if (!wants_tensor && argument->type == RCO_ARGUMENT_TENSOR)
+			return fail(error, op, i, "%s is a number, but a tensor was given", what);
+		if (wants_tensor) {
+			status = check_tensor(&argument->tensor, 1, what, op, i, error);
+			if (status != 0)
+				return status;
+			memcpy(&args[i], &argument->tensor, sizeof args[i]);
+		} else {
+			status = convert_number(op, i, what, argument, &args[i], scalars->bytes[i], error);
+			if (status != 0)
+				return status;
+		}
+	}
+	if (!output)
+		return fail(error, op, -1, "%s: no output tensor given", op->name);
+	char what[128];
+	snprintf(what, sizeof what, "%s's output", op->name);
+	status = check_tensor(output, 0, what, op, -1, error);
+	if (status != 0)
+		return status;
+	memcpy(host_output, output, sizeof *host_output);
+	return 0;
+}

@@ -1,0 +1,17 @@
+/* elf_check.h - is a core library whole?  Checked before it is loaded.
+ *
+ * The loader maps a library's segments from the file as its program
+ * headers describe them; a file cut short maps without complaint, and the
+ * first touch of a missing page is a SIGBUS.  So the file is checked
+ * first: every part its ELF headers describe must be in it. */
+#ifndef ELF_CHECK_H
+#define ELF_CHECK_H
+
+#include <stddef.h>
+
+/* Returns 0 when bytes (a whole file of length bytes) hold everything their
+ * ELF header, program headers and section headers describe; else -1 with
+ * problem set ("it has 1000 bytes, but its ELF headers describe 4096"). */
+int elf_check_complete(const unsigned char *bytes, size_t length, char *problem, size_t size);
+
+#endif

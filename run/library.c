@@ -1,0 +1,494 @@
+/* library.c - libruncustomop: open a host build, run its ops, close it (runcustomop.h). */
+#include "runcustomop.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <neuron/host_abi.h>
+
+#include "check.h"
+#include "cores.h"
+#include "errors.h"
+#include "fault.h"
+#include "opsfile.h"
+
+/* The tensors of this API are the host ABI's, field for field. */
+_Static_assert(sizeof(struct rco_tensor) == sizeof(struct customop_host_tensor),
+               "struct rco_tensor must match struct customop_host_tensor");
+_Static_assert(offsetof(struct rco_tensor, rank) == offsetof(struct customop_host_tensor, rank) &&
+               offsetof(struct rco_tensor, sizes) == offsetof(struct customop_host_tensor, sizes) &&
+               offsetof(struct rco_tensor, strides) ==
+                       offsetof(struct customop_host_tensor, strides) &&
+               offsetof(struct rco_tensor, data) == offsetof(struct customop_host_tensor, data),
+               "struct rco_tensor must match struct customop_host_tensor");
+_Static_assert(RCO_MAX_RANK == CUSTOMOP_HOST_MAX_RANK, "the ranks must agree");
+
+/* --core-stack's bounds: one page at least; a GiB is far beyond the 4 MiB
+ * the device's STACK_SIZE allows. */
+#define CORE_STACK_MIN 4096
+#define CORE_STACK_MAX (1024UL * 1024 * 1024)
+/* A time limit longer than this is a mistake (about 31 years). */
+#define TIMEOUT_MAX 1e9
+
+/* Counts fork()s: a child has none of its parent's core threads. */
+static atomic_uint fork_generation;
+static pthread_once_t fork_watch = PTHREAD_ONCE_INIT;
+
+static void after_fork_in_child(void)
+{
+	atomic_fetch_add(&fork_generation, 1);
+}
+
+static void watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, after_fork_in_child);
+}
+
+struct rco_library {
+	unsigned generation;        /* fork_generation when it was opened */
+	char *path;
+	size_t core_stack;
+	double timeout;
+	rco_print_fn print;
+	rco_warn_fn warn;
+	void *context;
+	long print_limit;
+	struct ops_file ops;
+	struct core_team *team;
+	pthread_mutex_t run_lock;   /* one call at a time */
+	int unusable;               /* a call timed out */
+	char unusable_reason[256];
+	/* The call's arguments as the cores take them; kept here, so a call
+	 * allocates nothing. */
+	struct customop_host_tensor args[RCO_MAX_ARGUMENTS];
+	struct check_scalars scalars;
+	struct customop_host_tensor output;
+};
+
+const char *rco_version(void)
+{
+	return RCO_VERSION;
+}
+
+static int has_suffix(const char *text, const char *suffix)
+{
+	size_t length = strlen(text), suffix_length = strlen(suffix);
+	return length >= suffix_length && strcmp(text + length - suffix_length, suffix) == 0;
+}
+
+static char *path_with_suffix(const char *base, const char *suffix)
+{
+	size_t size = strlen(base) + strlen(suffix) + 1;
+	char *path = malloc(size);
+	if (path)
+		snprintf(path, size, "%s%s", base, suffix);
+	return path;
+}
+
+static int file_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* The printf buffer size from the environment: -1 unset, 0, or a power of two. */
+static int read_print_limit(long *limit, struct rco_error *error)
+{
+	const char *value = getenv(RCO_PRINT_BUFFER_VARIABLE);
+	*limit = -1;
+	if (!value)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long parsed = value[0] >= '0' && value[0] <= '9' ? strtoull(value, &end, 10) : 0;
+	int number = value[0] >= '0' && value[0] <= '9' && !*end && errno == 0;
+	if (!number || parsed > RCO_PRINT_BUFFER_MAX || (parsed & (parsed - 1)) != 0)
+		return error_set(error, RCO_ERROR_USAGE, NULL,
+		                 RCO_PRINT_BUFFER_VARIABLE "=%s: %s; the device takes a power of two up "
+		                 "to %d (the bytes of each core's printf buffer), or 0 to print nothing",
+		                 value,
+		                 !number ? "not a number"
+		                 : parsed > RCO_PRINT_BUFFER_MAX ? "too big"
+		                                                 : "not a power of two",
+		                 RCO_PRINT_BUFFER_MAX);
+	*limit = (long)parsed;
+	return 0;
+}
+
+/* Reads BUILD/NAME.ops: what the last build that finished its links made. */
+static int read_record(const char *path, struct ops_file *ops, struct rco_error *error)
+{
+	char *ops_path = path_with_suffix(path, ".ops");
+	char *single = path_with_suffix(path, ".so");
+	char *first_core = path_with_suffix(path, "_cpu0.so");
+	char problem[OPSFILE_ERROR_SIZE];
+	int status = 0;
+	int read = ops_path && single && first_core ? ops_read_file(ops_path, ops, problem) : -2;
+	if (read == -2)
+		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
+	else if (read == 1 && !file_exists(single) && !file_exists(first_core))
+		status = error_set(error, RCO_ERROR_BUILD, NULL,
+		                   "no host build at %s: neither %s nor %s exists; build it with "
+		                   "build-custom-op --target host", path, single, first_core);
+	else if (read == 1)
+		status = error_set(error, RCO_ERROR_BUILD, NULL,
+		                   "%s not found: %s was not built for the host target by "
+		                   "build-custom-op; build it with build-custom-op --target host",
+		                   ops_path, path);
+	else if (read != 0)
+		status = error_set(error, RCO_ERROR_BUILD, NULL, "%s", problem);
+	else if (ops->version == 1)
+		status = error_set(error, RCO_ERROR_BUILD, NULL,
+		                   "%s was written by an earlier build-custom-op and does not say which "
+		                   "libraries it describes; rebuild with build-custom-op --target host",
+		                   ops_path);
+	else if (ops->count == 0)
+		status = error_set(error, RCO_ERROR_BUILD, NULL, "%s lists no ops", ops_path);
+	free(ops_path);
+	free(single);
+	free(first_core);
+	return status;
+}
+
+/* Checks the cores asked for (0: as the build is) against the record's layout. */
+static int check_layout(const char *path, const struct ops_file *ops, int cores,
+                        struct rco_error *error)
+{
+	if (cores == 0 || cores == ops->cores)
+		return 0;
+	if (cores == 8)
+		return error_set(error, RCO_ERROR_BUILD, NULL,
+		                 "%s is a single-core build (%s.ops names one core library): --cores 8 "
+		                 "needs a multicore build; leave out --cores, or rebuild with "
+		                 "build-custom-op --target host --multicore", path, path);
+	return error_set(error, RCO_ERROR_BUILD, NULL,
+	                 "%s is a multicore build (%s.ops names 8 core libraries): --cores 1 needs a "
+	                 "single-core build; leave out --cores, or rebuild without --multicore",
+	                 path, path);
+}
+
+/* Checks that a core library registers the ops the record lists, in order. */
+static int check_registered_ops(const struct rco_library *library,
+                                const struct core_library *core, struct rco_error *error)
+{
+	const struct ops_file *ops = &library->ops;
+	int same = core->op_count == ops->count;
+	for (int k = 0; same && k < ops->count; k++)
+		same = strcmp(core->op_names[k], ops->ops[k].name) == 0;
+	if (same)
+		return 0;
+	char listed[1024], registered[1024] = "";
+	ops_list_names(ops, listed, sizeof listed);
+	size_t used = 0;
+	for (int k = 0; k < core->op_count && used < sizeof registered; k++)
+		used += (size_t)snprintf(registered + used, sizeof registered - used, "%s%s",
+		                         k ? ", " : "", core->op_names[k]);
+	return error_set(error, RCO_ERROR_BUILD, NULL,
+	                 "%s.ops lists the ops (%s) but %s registers (%s); the record is stale: "
+	                 "rebuild with build-custom-op --target host", library->path, listed,
+	                 core->path, registered);
+}
+
+static int load_cores(struct rco_library *library, int core_count, struct rco_error *error)
+{
+	size_t path_size = strlen(library->path) + sizeof "_cpu0.so";
+	char *path = malloc(path_size);
+	char *record = path_with_suffix(library->path, ".ops");
+	if (!path || !record) {
+		free(path);
+		free(record);
+		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
+	}
+	int status = 0;
+	for (int i = 0; i < core_count && status == 0; i++) {
+		if (core_count == 1)
+			snprintf(path, path_size, "%s.so", library->path);
+		else
+			snprintf(path, path_size, "%s_cpu%d.so", library->path, i);
+		struct core_library *core = &library->team->cores[i]->library;
+		char message[RCO_MESSAGE_SIZE];
+		if (core_library_open(core, path, core_count == 1 ? -1 : i, library->ops.libraries[i].id,
+		                      record, message, sizeof message) != 0)
+			status = error_set(error, RCO_ERROR_BUILD, NULL, "%s", message);
+		else
+			status = check_registered_ops(library, core, error);
+	}
+	free(path);
+	free(record);
+	return status;
+}
+
+static int check_options(const struct rco_options *options, struct rco_error *error)
+{
+	if (options->cores != 0 && options->cores != 1 && options->cores != 8)
+		return error_set(error, RCO_ERROR_USAGE, NULL, "cores %d: expected 1 or 8 (or 0: as "
+		                 "the build is)", options->cores);
+	if (options->core_stack != 0 &&
+	    (options->core_stack < CORE_STACK_MIN || options->core_stack > CORE_STACK_MAX))
+		return error_set(error, RCO_ERROR_USAGE, NULL, "a core stack of %zu bytes: expected "
+		                 "%d to %lu", options->core_stack, CORE_STACK_MIN, CORE_STACK_MAX);
+	if (!(options->timeout >= 0 && options->timeout <= TIMEOUT_MAX))
+		return error_set(error, RCO_ERROR_USAGE, NULL, "a time limit of %g s: expected 0 (no "
+		                 "limit) to %g seconds", options->timeout, TIMEOUT_MAX);
+	return 0;
+}
+
+int rco_open(const char *path, const struct rco_options *options, rco_library **result,
+             struct rco_error *error)
+{
+	struct rco_error local;
+	if (!error)
+		error = &local;
+	error_clear(error);
+	if (result)
+		*result = NULL;
+	struct rco_options defaults;
+	memset(&defaults, 0, sizeof defaults);
+	if (!options)
+		options = &defaults;
+	if (!path || !result)
+		return error_set(error, RCO_ERROR_USAGE, NULL, "rco_open needs a path and a place for "
+		                 "the library");
+	if (has_suffix(path, ".so") || has_suffix(path, ".ops"))
+		return error_set(error, RCO_ERROR_USAGE, NULL, "%s: name the build without a suffix, "
+		                 "as BUILD_DIR/NAME (e.g. build/relu for build/relu.so)", path);
+	int status = check_options(options, error);
+	long print_limit = -1;
+	if (status == 0)
+		status = read_print_limit(&print_limit, error);
+	struct ops_file ops;
+	memset(&ops, 0, sizeof ops);
+	if (status == 0)
+		status = read_record(path, &ops, error);
+	if (status == 0)
+		status = check_layout(path, &ops, options->cores, error);
+	if (status != 0) {
+		ops_free(&ops);
+		return status;
+	}
+	pthread_once(&fork_watch, watch_forks);
+	struct rco_library *library = calloc(1, sizeof *library);
+	if (!library) {
+		ops_free(&ops);
+		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
+	}
+	library->ops = ops;
+	library->generation = atomic_load(&fork_generation);
+	pthread_mutex_init(&library->run_lock, NULL);
+	library->core_stack = options->core_stack;
+	library->timeout = options->timeout;
+	library->print = options->print;
+	library->warn = options->warn;
+	library->context = options->context;
+	library->print_limit = print_limit;
+	library->path = strdup(path);
+	library->team = team_create(ops.cores, print_limit);
+	if (!library->path || !library->team) {
+		rco_close(library);
+		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
+	}
+	status = load_cores(library, ops.cores, error);
+	char message[RCO_MESSAGE_SIZE];
+	if (status == 0 && team_start(library->team, message, sizeof message) != 0)
+		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "%s", message);
+	if (status != 0) {
+		rco_close(library);
+		return status;
+	}
+	*result = library;
+	return 0;
+}
+
+void rco_close(rco_library *library)
+{
+	if (!library)
+		return;
+	/* In a child of fork(), the core threads are the parent's: leave them. */
+	int lost = (library->team && library->team->lost) ||
+	           library->generation != atomic_load(&fork_generation);
+	if (library->generation == atomic_load(&fork_generation))
+		team_destroy(library->team);
+	/* A lost core's kernel may still read the op's name and arguments here. */
+	if (lost)
+		return;
+	ops_free(&library->ops);
+	free(library->path);
+	pthread_mutex_destroy(&library->run_lock);
+	free(library);
+}
+
+int rco_core_count(const rco_library *library)
+{
+	return library ? library->team->count : 0;
+}
+
+int rco_op_count(const rco_library *library)
+{
+	return library ? library->ops.count : 0;
+}
+
+int rco_op_index(const rco_library *library, const char *name)
+{
+	for (int i = 0; library && name && i < library->ops.count; i++)
+		if (strcmp(library->ops.ops[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static const struct op_record *op_at(const rco_library *library, int index)
+{
+	return library && index >= 0 && index < library->ops.count ? &library->ops.ops[index] : NULL;
+}
+
+const char *rco_op_name(const rco_library *library, int index)
+{
+	const struct op_record *op = op_at(library, index);
+	return op ? op->name : NULL;
+}
+
+const char *rco_op_kinds(const rco_library *library, int index)
+{
+	const struct op_record *op = op_at(library, index);
+	return op ? op->kinds : NULL;
+}
+
+const char *rco_op_signature(const rco_library *library, int index)
+{
+	const struct op_record *op = op_at(library, index);
+	return op ? op->signature : NULL;
+}
+
+long rco_print_buffer_size(const rco_library *library)
+{
+	return library ? library->print_limit : -1;
+}
+
+int rco_check_argument_count(const rco_library *library, int op, int count,
+                             struct rco_error *error)
+{
+	struct rco_error local;
+	if (!error)
+		error = &local;
+	error_clear(error);
+	const struct op_record *record = op_at(library, op);
+	if (!record)
+		return error_set(error, RCO_ERROR_USAGE, NULL, "no op with index %d", op);
+	return check_argument_count(record, count, error);
+}
+
+struct warning_delivery {
+	const struct rco_library *library;
+	int core;
+};
+
+static void deliver_warning(void *context, const char *text)
+{
+	const struct warning_delivery *delivery = context;
+	delivery->library->warn(delivery->library->context, delivery->core, text);
+}
+
+/* Hands each core's printf output and warnings to the callbacks. */
+static void deliver_output(struct rco_library *library, const char *op)
+{
+	for (int i = 0; i < library->team->count; i++) {
+		struct core *core = library->team->cores[i];
+		if (core->outcome == CORE_LOST)
+			continue; /* its thread may still write */
+		int id = core->library.core < 0 ? 0 : core->library.core;
+		size_t length;
+		const char *text = core_output_printed(&core->output_kept, &length);
+		if (length > 0 && library->print)
+			library->print(library->context, id, text, length);
+		if (library->warn) {
+			char prefix[RCO_NAME_SIZE + 32];
+			snprintf(prefix, sizeof prefix, "core %d: op %s: ", id, op);
+			struct warning_delivery delivery = {library, id};
+			core_output_each_warning(&core->output_kept, prefix, deliver_warning, &delivery);
+		}
+	}
+}
+
+/* One line per core that failed; error->core is the first. */
+static int describe_failures(struct rco_library *library, const char *op, double timeout,
+                             int timed_out, struct rco_error *error)
+{
+	error_set(error, timed_out ? RCO_ERROR_TIMEOUT : RCO_ERROR_OP, op, "%s", "");
+	size_t used = 0;
+	for (int i = 0; i < library->team->count; i++) {
+		const struct core *core = library->team->cores[i];
+		if (core->outcome == CORE_DONE)
+			continue;
+		char line[CUSTOMOP_HOST_ERROR_SIZE + 512];
+		team_describe(core, timeout, line, sizeof line);
+		if (error->core < 0) {
+			error->core = core->library.core < 0 ? 0 : core->library.core;
+			if (core->outcome == CORE_FAULTED)
+				error->signal = core->fault.signal_number;
+			else if (core->outcome == CORE_STOPPED || core->outcome == CORE_LOST)
+				error->signal = FAULT_STOP_SIGNAL;
+		}
+		if (used < sizeof error->message)
+			used += (size_t)snprintf(error->message + used, sizeof error->message - used,
+			                         "%s%s", used ? "\n" : "", line);
+	}
+	if (timed_out) {
+		library->unusable = 1;
+		snprintf(library->unusable_reason, sizeof library->unusable_reason,
+		         "op %s ran past the time limit of %g s on core %d", op, timeout, error->core);
+	}
+	return (int)error->status;
+}
+
+int rco_run(rco_library *library, int op, const struct rco_argument *arguments, int count,
+            const struct rco_tensor *output, double timeout, struct rco_error *error)
+{
+	struct rco_error local;
+	if (!error)
+		error = &local;
+	error_clear(error);
+	if (!library)
+		return error_set(error, RCO_ERROR_USAGE, NULL, "rco_run needs a library");
+	const struct op_record *record = op_at(library, op);
+	if (!record)
+		return error_set(error, RCO_ERROR_USAGE, NULL, "no op with index %d (%s has %d)", op,
+		                 library->path, library->ops.count);
+	if (timeout == RCO_DEFAULT_TIMEOUT)
+		timeout = library->timeout;
+	if (!(timeout >= 0 && timeout <= TIMEOUT_MAX))
+		return error_set(error, RCO_ERROR_USAGE, record->name, "a time limit of %g s: "
+		                 "expected 0 (no limit) to %g seconds", timeout, TIMEOUT_MAX);
+	if (library->generation != atomic_load(&fork_generation))
+		return error_set(error, RCO_ERROR_UNUSABLE, record->name,
+		                 "%s was opened before this process was forked, and its cores run in "
+		                 "the parent only; open the build again in this process", library->path);
+	pthread_mutex_lock(&library->run_lock);
+	int status = 0;
+	if (library->unusable)
+		status = error_set(error, RCO_ERROR_UNUSABLE, record->name,
+		                   "%s runs no more ops: %s, and a core that did not return cannot be "
+		                   "taken back; close it and open the build again", library->path,
+		                   library->unusable_reason);
+	if (status == 0)
+		status = check_arguments(record, arguments, count, output, library->args,
+		                         &library->scalars, &library->output, error);
+	if (status == 0 && fault_handlers_acquire() != 0)
+		status = error_set(error, RCO_ERROR_SYSTEM, record->name,
+		                   "cannot install the fault handlers: %s", strerror(errno));
+	if (status == 0) {
+		int timed_out = 0;
+		int failed = team_run(library->team, record->name, library->args, count,
+		                      &library->output, library->core_stack, timeout, &timed_out);
+		fault_handlers_release();
+		deliver_output(library, record->name);
+		if (failed)
+			status = describe_failures(library, record->name, timeout, timed_out, error);
+	}
+	pthread_mutex_unlock(&library->run_lock);
+	return status;
+}

@@ -1,0 +1,256 @@
+/* loader.c - loading one core library of a host build.
+ *
+ * memfd_create (for the private copy) is Linux's. */
+#define _GNU_SOURCE
+
+#include "loader.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf_check.h"
+#include "library_id.h"
+
+/* Serialises "is it loaded already?" with the load, across threads. */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int fail(char *error, size_t error_size, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *error, size_t error_size, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	vsnprintf(error, error_size, format, args);
+	va_end(args);
+	return -1;
+}
+
+/* Looks up a function; the memcpy is how ISO C lets a data pointer become a
+ * function pointer. */
+static int find_function(void *handle, const char *name, void *function, size_t size)
+{
+	void *symbol = dlsym(handle, name);
+	if (!symbol)
+		return -1;
+	memcpy(function, &symbol, size);
+	return 0;
+}
+
+static void on_register(void *context, int index, const char *name)
+{
+	struct core_library *library = context;
+	(void)index; /* the runtime reports the ops in index order */
+	char **grown = realloc(library->op_names, (size_t)(library->op_count + 1) * sizeof *grown);
+	if (!grown)
+		return;
+	library->op_names = grown;
+	library->op_names[library->op_count] = strdup(name ? name : "");
+	if (library->op_names[library->op_count])
+		library->op_count++;
+}
+
+/* Puts length bytes into a new memory file named after path; returns its
+ * descriptor, or -1 with errno set. */
+static int memory_file(const char *path, const unsigned char *bytes, size_t length)
+{
+	const char *base = strrchr(path, '/');
+	int fd = memfd_create(base ? base + 1 : path, MFD_CLOEXEC);
+	for (size_t done = 0; fd >= 0 && done < length;) {
+		ssize_t wrote = write(fd, bytes + done, length - done);
+		if (wrote < 0 && errno == EINTR)
+			continue;
+		if (wrote <= 0) {
+			int saved = wrote == 0 ? EIO : errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		done += (size_t)wrote;
+	}
+	return fd;
+}
+
+/* Whether two stats are of the same unchanged file. */
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Loads the library whose bytes (read from path, as *read_stat) were
+ * checked: dlopen of path when it is still that file, or a private copy of
+ * the bytes when this process has loaded path already (*copy is then its
+ * descriptor, else -1). */
+static void *load(const char *path, const struct stat *read_stat, const unsigned char *bytes,
+                  size_t length, int *copy_descriptor, char *error, size_t error_size)
+{
+	*copy_descriptor = -1;
+	pthread_mutex_lock(&load_lock);
+	void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+	if (!handle) {
+		handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		struct stat loaded;
+		if (!handle) {
+			fail(error, error_size, "cannot load %s: %s", path, dlerror());
+		} else if (stat(path, &loaded) != 0 || !same_file(read_stat, &loaded)) {
+			dlclose(handle);
+			handle = NULL;
+			fail(error, error_size, "%s changed while it was being loaded (is a build "
+			     "running?); run again when it is done", path);
+		}
+		pthread_mutex_unlock(&load_lock);
+		return handle;
+	}
+	dlclose(handle);
+	int copy = memory_file(path, bytes, length);
+	if (copy < 0) {
+		fail(error, error_size, "cannot load %s a second time: cannot copy it: %s", path,
+		     strerror(errno));
+		pthread_mutex_unlock(&load_lock);
+		return NULL;
+	}
+	char copy_path[64];
+	snprintf(copy_path, sizeof copy_path, "/proc/self/fd/%d", copy);
+	handle = dlopen(copy_path, RTLD_NOW | RTLD_LOCAL);
+	if (!handle) {
+		fail(error, error_size, "cannot load %s a second time: %s", path, dlerror());
+		close(copy);
+	} else {
+		*copy_descriptor = copy;
+	}
+	pthread_mutex_unlock(&load_lock);
+	return handle;
+}
+
+/* Reads path whole into *bytes (malloc'ed), with its stat. */
+static int read_whole(const char *path, const char *record, unsigned char **bytes, size_t *length,
+                      struct stat *st, char *error, size_t error_size)
+{
+	*bytes = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return fail(error, error_size, "%s does not exist, but %s names it; rebuild with "
+			            "build-custom-op --target host", path, record);
+		return fail(error, error_size, "cannot open %s: %s", path, strerror(errno));
+	}
+	int status = 0;
+	if (fstat(fd, st) != 0)
+		status = fail(error, error_size, "cannot read %s: %s", path, strerror(errno));
+	else if (!S_ISREG(st->st_mode))
+		status = fail(error, error_size, "%s is not a regular file", path);
+	if (status == 0) {
+		*length = (size_t)st->st_size;
+		*bytes = malloc(*length ? *length : 1);
+		if (!*bytes)
+			status = fail(error, error_size, "out of memory to read %s", path);
+	}
+	for (size_t done = 0; status == 0 && done < *length;) {
+		ssize_t got = read(fd, *bytes + done, *length - done);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			status = fail(error, error_size, "cannot read %s: %s", path,
+			              got == 0 ? "it became shorter while it was read" : strerror(errno));
+		else
+			done += (size_t)got;
+	}
+	close(fd);
+	return status;
+}
+
+int core_library_open(struct core_library *library, const char *path, int core, const char *id,
+                      const char *record, char *error, size_t error_size)
+{
+	memset(library, 0, sizeof *library);
+	library->core = core;
+	library->copy_descriptor = -1;
+	library->path = strdup(path);
+	if (!library->path)
+		return fail(error, error_size, "out of memory");
+	unsigned char *bytes;
+	size_t length = 0;
+	struct stat st;
+	memset(&st, 0, sizeof st);
+	if (read_whole(path, record, &bytes, &length, &st, error, error_size) != 0) {
+		free(bytes);
+		return -1;
+	}
+	char problem[256], actual[LIBRARY_ID_SIZE];
+	int status = 0;
+	if (elf_check_complete(bytes, length, problem, sizeof problem) != 0) {
+		status = fail(error, error_size, "%s is damaged: %s; rebuild it with build-custom-op "
+		              "--target host", path, problem);
+	} else {
+		library_id_of_bytes(bytes, length, actual);
+		if (strcmp(actual, id) != 0)
+			status = fail(error, error_size, "%s is not the library %s was written for (its id "
+			              "is %s, the record's %s): it changed after the build, or the last build "
+			              "did not finish; rebuild with build-custom-op --target host", path,
+			              record, actual, id);
+	}
+	if (status == 0)
+		library->handle = load(path, &st, bytes, length, &library->copy_descriptor, error,
+		                       error_size);
+	free(bytes);
+	if (!library->handle)
+		return -1;
+	const char *missing = NULL;
+	if (find_function(library->handle, "customop_host_run", &library->run,
+	                  sizeof library->run) != 0)
+		missing = "customop_host_run";
+	if (find_function(library->handle, "customop_host_register", &library->register_ops,
+	                  sizeof library->register_ops) != 0)
+		missing = "customop_host_register";
+	if (find_function(library->handle, "customop_host_linked_core", &library->linked_core,
+	                  sizeof library->linked_core) != 0)
+		missing = "customop_host_linked_core";
+	if (missing)
+		return fail(error, error_size, "%s is not a host core library: it does not export %s "
+		            "(see neuron/host_abi.h); build it with build-custom-op --target host", path,
+		            missing);
+	int linked = library->linked_core();
+	if (linked != core) {
+		if (core < 0)
+			return fail(error, error_size, "%s was linked for core %d, not as a single-core "
+			            "library; rebuild it with build-custom-op --target host", path, linked);
+		if (linked < 0)
+			return fail(error, error_size, "%s was linked as a single-core library, not for "
+			            "core %d; rebuild it with build-custom-op --target host", path, core);
+		return fail(error, error_size, "%s was linked for core %d, not core %d; rebuild it "
+		            "with build-custom-op --target host", path, linked, core);
+	}
+	char message[CUSTOMOP_HOST_ERROR_SIZE] = "";
+	int count = library->register_ops(on_register, library, message);
+	if (count < 0)
+		return fail(error, error_size, "%s: registering its ops failed: %s", path, message);
+	if (count != library->op_count)
+		return fail(error, error_size, "%s: registering its ops failed: it reported %d ops "
+		            "but named %d", path, count, library->op_count);
+	return 0;
+}
+
+void core_library_close(struct core_library *library, int unload)
+{
+	for (int k = 0; k < library->op_count; k++)
+		free(library->op_names[k]);
+	free(library->op_names);
+	free(library->path);
+	if (unload && library->handle) {
+		dlclose(library->handle);
+		if (library->copy_descriptor >= 0)
+			close(library->copy_descriptor);
+	}
+	memset(library, 0, sizeof *library);
+	library->copy_descriptor = -1;
+}

@@ -1,0 +1,41 @@
+/* loader.h - loading one core library of a host build.
+ *
+ * Each core library is loaded as its own copy (RTLD_NOW | RTLD_LOCAL; the
+ * eight per-core files are distinct files), so each core has its own
+ * runtime state, as each core has its own image on the device.  A file
+ * that this process has loaded already (the same build opened twice) is
+ * loaded from a private copy, so the two stay apart. */
+#ifndef LOADER_H
+#define LOADER_H
+
+#include <stddef.h>
+
+#include <neuron/host_abi.h>
+
+struct core_library {
+	int core;                 /* the core it runs on: 0..7, or -1 for NAME.so */
+	char *path;
+	void *handle;
+	int (*linked_core)(void);
+	int (*register_ops)(void (*callback)(void *context, int index, const char *name),
+	                    void *context, char error[CUSTOMOP_HOST_ERROR_SIZE]);
+	int (*run)(struct customop_host_call *call);
+	char **op_names;          /* in registration order */
+	int op_count;
+	/* A private copy's memory file, open while the copy is loaded: its
+	 * name (/proc/self/fd/N) must not be taken by another copy meanwhile,
+	 * or dlopen would take that for the loaded one. */
+	int copy_descriptor;
+};
+
+/* Loads path for core (-1: a single-core build): reads the file, checks
+ * that it is whole (elf_check.h) and that its id is id, the one the record
+ * (named record, for messages) gives it, loads exactly those bytes, checks
+ * its linked core and reads its op names.  Returns 0, or -1 with error
+ * set; call core_library_close in either case. */
+int core_library_open(struct core_library *library, const char *path, int core, const char *id,
+                      const char *record, char *error, size_t error_size);
+/* Frees what core_library_open made; unload: also dlclose the library. */
+void core_library_close(struct core_library *library, int unload);
+
+#endif

@@ -1,0 +1,155 @@
+/* mischief.cpp - kernels that misbehave on purpose, for the runner library's tests.
+ *
+ * Schemas (one library, built single-core and multicore):
+ *   relu(Tensor x) -> Tensor                 each core its share, through TCM
+ *   mischief(Tensor x, int how, int core) -> Tensor
+ *       relu, and on core `core` (every core when -1) the mischief `how`
+ *   chatter(Tensor x, int bytes) -> Tensor
+ *       relu; each core prints "core N\n", then `bytes` bytes "0123456789" ...
+ *   warn(Tensor x) -> Tensor                 relu, and three warnings (one twice)
+ *   alias_probe(Tensor x) -> Tensor          core 0: out[0] = 7, then out[1] = x[0]:
+ *       when out and x are the same memory, out[1] is 7 */
+#include <math.h>
+#include <signal.h>
+#include <cstdlib>
+#include <stdexcept>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <torch/torch.h>
+#include "neuron/host/violation.h"
+#include "neuron/host_abi.h"
+#include "neuron/neuron-utils.hpp"
+
+namespace {
+
+torch::Tensor relu_share(const torch::Tensor &x)
+{
+    const size_t chunk = 256;
+    size_t count = x.numel();
+    // get_cpu_count() is 8 in a single-core build too.
+    size_t cpu = get_cpu_id(), cpus = customop_host_linked_core() < 0 ? 1 : get_cpu_count();
+    size_t begin = count * cpu / cpus, end = count * (cpu + 1) / cpus;
+    torch::Tensor out = get_dst_tensor();
+    float *buffer = static_cast<float *>(torch::neuron::tcm_malloc(sizeof(float) * chunk));
+    auto in = x.tcm_accessor();
+    auto to = out.tcm_accessor();
+    for (size_t i = begin; i < end; i += chunk) {
+        size_t n = end - i < chunk ? end - i : chunk;
+        in.tensor_to_tcm<float>(buffer, i, n);
+        for (size_t j = 0; j < n; j++)
+            buffer[j] = buffer[j] > 0.0f ? buffer[j] : 0.0f;
+        to.tcm_to_tensor<float>(buffer, i, n);
+    }
+    torch::neuron::tcm_free(buffer);
+    return out;
+}
+
+volatile int zero = 0, seven = 7;
+int *volatile wild = reinterpret_cast<int *>(16);
+
+} // namespace
+
+torch::Tensor relu(const torch::Tensor &x)
+{
+    return relu_share(x);
+}
+
+torch::Tensor mischief(const torch::Tensor &x, int how, int core)
+{
+    torch::Tensor out = relu_share(x);
+    if (core >= 0 && static_cast<uint32_t>(core) != get_cpu_id())
+        return out;
+    switch (how) {
+    case 1: // a wild pointer
+        *wild = 1;
+        break;
+    case 2:
+        abort();
+    case 3:
+        throw std::runtime_error("the kernel gave up");
+    case 4:
+        throw 42;
+    case 5: // a loop that never ends
+        for (;;)
+            __asm__ __volatile__("");
+    case 6: // blocked in a system call
+        for (;;)
+            pause();
+    case 7:
+        __builtin_trap();
+    case 8:
+        printf("%d\n", seven / zero);
+        break;
+    case 9: // TCM held when the op is abandoned
+        if (!torch::neuron::tcm_malloc(12 * 1024))
+            printf("no TCM\n");
+        *wild = 1;
+        break;
+    case 11: // prints, then faults
+        printf("core %u was here\n", static_cast<unsigned>(get_cpu_id()));
+        *wild = 1;
+        break;
+    case 12: // prints, then never returns
+        printf("core %u is stuck\n", static_cast<unsigned>(get_cpu_id()));
+        for (;;)
+            pause();
+    case 13:
+        exit(0);
+    case 14:
+        exit(3);
+    case 15:
+        _exit(0);
+    case 16:
+        _Exit(0);
+    case 17:
+        quick_exit(0);
+    case 18:
+        if (fork() == 0)
+            printf("the child of core %u runs on\n", static_cast<unsigned>(get_cpu_id()));
+        break;
+    case 19:
+        std::exit(0);
+    case 10: { // a loop that blocks SIGURG: it cannot be stopped
+        sigset_t urgent;
+        sigemptyset(&urgent);
+        sigaddset(&urgent, SIGURG);
+        sigprocmask(SIG_BLOCK, &urgent, nullptr);
+        for (;;)
+            __asm__ __volatile__("");
+    }
+    default:
+        break;
+    }
+    return out;
+}
+
+torch::Tensor chatter(const torch::Tensor &x, int bytes)
+{
+    printf("core %u\n", static_cast<unsigned>(get_cpu_id()));
+    for (int i = 0; i < bytes; i++)
+        putchar('0' + i % 10);
+    return relu_share(x);
+}
+
+torch::Tensor warn(const torch::Tensor &x)
+{
+    neuron_host::warning("the first warning");
+    neuron_host::warning("the first warning");
+    neuron_host::warning("the second warning, %d", 2);
+    return relu_share(x);
+}
+
+torch::Tensor alias_probe(const torch::Tensor &x)
+{
+    torch::Tensor out = get_dst_tensor();
+    if (get_cpu_id() != 0)
+        return out;
+    float *value = static_cast<float *>(torch::neuron::tcm_malloc(sizeof(float)));
+    *value = 7;
+    out.tcm_accessor().tcm_to_tensor<float>(value, 0, 1);
+    x.tcm_accessor().tensor_to_tcm<float>(value, 0, 1);
+    out.tcm_accessor().tcm_to_tensor<float>(value, 1, 1);
+    torch::neuron::tcm_free(value);
+    return out;
+}
