@@ -19,6 +19,7 @@ import torch
 # The dtypes of the device's tensors, in the order the docs list them.
 DEVICE_DTYPES = (torch.float32, torch.bfloat16, torch.float16, torch.int32, torch.int8,
                  torch.int64, torch.int16, torch.uint8)
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
 _KIND_NAMES = {'T': 'Tensor', 'S': 'Scalar', 'i': 'int', 'f': 'float', 'l': 'long long'}
 
 
@@ -106,6 +107,9 @@ class HostOp:
                 if kind in 'il' and not isinstance(value, numbers.Integral):
                     raise TypeError(f'{self._describe(index)} must be an integer, not '
                                     f'{value!r}')
+                if isinstance(value, numbers.Integral) and not _INT64_MIN <= value <= _INT64_MAX:
+                    raise ValueError(f'{self._describe(index)} is {value}, out of the int64 '
+                                     'range of the shape function')
 
     def __call__(self, *args, **kwargs):
         if kwargs:

@@ -145,6 +145,7 @@ class HostTest(unittest.TestCase):
     def test_inputs_the_device_cannot_take_are_refused(self):
         torch = self.torch
         scale = torch.ops.test_ops.scale
+        runner = self.runner
         x = torch.ones(3)
         cases = [
             (lambda: scale(torch.ones(3, dtype=torch.float64), 1, 1.0, 1), ValueError,
@@ -167,6 +168,11 @@ class HostTest(unittest.TestCase):
              'argument 3 (float) of test_ops::scale must be a Python number, not str'),
             (lambda: scale(x, 1, 1.0, 1.5), TypeError,
              'argument 4 (int) of test_ops::scale must be an integer, not 1.5'),
+            (lambda: scale(x, 2**70, 1.0, 1), ValueError,
+             'argument 2 (Scalar) of test_ops::scale is 1180591620717411303424, out of the '
+             'int64 range of the shape function'),
+            (lambda: scale(x, 1, 1.0, 2**40), runner.RunError,
+             'scale argument 4 (int _3): 1099511627776 is out of the int32 range'),
             (lambda: scale(x, 1, 1.0), TypeError,
              'test_ops::scale(Tensor _0, number _1, float _2, int _3) takes 4 arguments, but 3 '
              'were given'),
