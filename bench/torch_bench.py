@@ -30,6 +30,9 @@ QUICK = '--quick' in sys.argv
 TORCH_INTERPRETERS = ('/usr/bin/python3', 'python3')
 BEGIN, END = '<!-- torch results: begin -->', '<!-- torch results: end -->'
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import machine  # noqa: E402  (bench.py: the other cases)
+
 
 def ensure_torch():
     try:
@@ -216,19 +219,6 @@ def load_case(lines):
     lines.append(f'load() with a warm cache takes {warm_load / cold[2]:.3f} of the cold one '
                  f'({cold[2] / warm_load:.0f}x faster).')
     lines.append('')
-
-
-def machine():
-    cpu = 'unknown CPU'
-    try:
-        with open('/proc/cpuinfo') as stream:
-            for line in stream:
-                if line.startswith('model name'):
-                    cpu = line.split(':', 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f'{cpu}, nproc {os.cpu_count()}, {os.uname().release}'
 
 
 def main():

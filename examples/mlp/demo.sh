@@ -6,17 +6,7 @@
 # and with torch.relu and checks the parameters are equal bit for bit.
 set -eu
 cd "$(dirname "$0")"
-python=
-for candidate in /usr/bin/python3 python3; do
-	if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import torch' 2>/dev/null; then
-		python=$candidate
-		break
-	fi
-done
-if [ -z "$python" ]; then
-	echo "demo-torch needs PyTorch: apt-get install python3-torch pybind11-dev ninja-build" >&2
-	exit 1
-fi
+python=$(sh ../../sdk/torchneuron/torch-python.sh demo-torch)
 out=../../build/mlp
 for variant in element tcm multicore; do
 	echo "== $variant: python3 build.py $variant $out-$variant"

@@ -6,17 +6,7 @@
 # libraries with torch's own flags, which enable no warnings.)
 set -eu
 cd "$(dirname "$0")/../.."
-python=
-for candidate in /usr/bin/python3 python3; do
-	if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import torch' 2>/dev/null; then
-		python=$candidate
-		break
-	fi
-done
-if [ -z "$python" ]; then
-	echo "check-register-h: needs PyTorch's headers: apt-get install python3-torch" >&2
-	exit 1
-fi
+python=$(sh sdk/torchneuron/torch-python.sh check-register-h)
 includes=$("$python" -c 'import torch.utils.cpp_extension as c; print(" ".join("-isystem" + p for p in c.include_paths()))' 2>/dev/null)
 status=0
 for compiler in g++ clang++; do

@@ -88,18 +88,8 @@ class HostTest(unittest.TestCase):
 
     def test_inside_an_autograd_function(self):
         torch = self.torch
-
-        class Relu(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                ctx.save_for_backward(x)
-                return torch.ops.my_ops.relu_forward(x)
-
-            @staticmethod
-            def backward(ctx, grad):
-                x, = ctx.saved_tensors
-                return torch.ops.my_ops.relu_backward(grad, x)
-
+        sys.path.insert(0, fixture.MLP)
+        from my_ops import Relu   # examples/mlp's Function over the two ops
         x = torch.linspace(-3.0, 3.0, 24).reshape(4, 6).requires_grad_()
         y = torch.linspace(-3.0, 3.0, 24).reshape(4, 6).requires_grad_()
         (Relu.apply(x) * torch.arange(24.0).reshape(4, 6)).sum().backward()
