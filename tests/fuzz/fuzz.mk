@@ -25,8 +25,10 @@ obj/fuzz/fuzz_%.o: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h
 	@mkdir -p obj/fuzz
 	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -c -o $@ $<
 
-obj/fuzz/fuzz_npy: obj/fuzz/fuzz_npy.o obj/fuzz/lib/npy.o
-	$(FUZZ_CC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ obj/fuzz/fuzz_npy.o obj/fuzz/lib/npy.o -lm
+# run/npy.c writes its files through src/output_file.c.
+FUZZ_NPY_OBJECTS = obj/fuzz/fuzz_npy.o obj/fuzz/lib/npy.o obj/fuzz/lib/output_file.o
+obj/fuzz/fuzz_npy: $(FUZZ_NPY_OBJECTS)
+	$(FUZZ_CC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $(FUZZ_NPY_OBJECTS) -lm
 
 obj/fuzz/fuzz_%: obj/fuzz/fuzz_%.o $(FUZZ_LIBRARY_OBJECTS)
 	$(FUZZ_CC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBRARY_OBJECTS)
