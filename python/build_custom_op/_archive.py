@@ -3,12 +3,20 @@
 What `ar r` writes on Linux (the GNU format): the magic line, then one
 60-byte header and the data of each member, padded to an even length.
 Names of more than 15 bytes go into a "//" member and are referred to as
-"/OFFSET".  The writer is deterministic, like `ar rD`: dates, owners and
-groups are 0 and every mode is 644.  It writes no symbol index ("/"):
-`ar r` adds one for members that are object files, and nothing that reads
-a bundle uses it.  The reader skips an index and also takes BSD long names
-("#1/LENGTH").
+"/OFFSET".  The writer is deterministic, like `ar rD` (Debian's default):
+dates, owners and groups are 0 and every mode is 644.  When a member is an
+ELF object, `ar r` puts a symbol index first, the "/" member: the count of
+symbols, then the offset of each one's member header, then their names,
+each ending in a NUL (all numbers 32-bit big-endian).  It lists, member by
+member in table order, the .symtab symbols that are global, weak or
+unique and defined, and the common ones; a stripped library adds none.
+So the bytes are those of `ar r`.  The reader skips an index and also
+takes BSD long names ("#1/LENGTH").
 """
+
+import struct
+
+from build_custom_op import _elf
 
 MAGIC = b'!<arch>\n'
 _HEADER_SIZE = 60
@@ -27,13 +35,43 @@ def _field(text, width):
     return data + b' ' * (width - len(data))
 
 
-def _header(name_field, size, dates=True):
-    """A member header; the "//" member has blank dates, owners and mode."""
-    if dates:
-        meta = _field('0', 12) + _field('0', 6) + _field('0', 6) + _field('644', 8)
+def _header(name_field, size, mode='644'):
+    """A member header; the "//" member (mode None) has blank dates, owners
+    and mode, the symbol index mode 0."""
+    if mode is not None:
+        meta = _field('0', 12) + _field('0', 6) + _field('0', 6) + _field(mode, 8)
     else:
         meta = b' ' * (12 + 6 + 6 + 8)
     return _field(name_field, 16) + meta + _field(str(size), 10) + _HEADER_END
+
+
+def _indexed_names(data):
+    """The names a member gives the symbol index, or None when it is not an
+    object (then ar writes no index for it)."""
+    if not _elf.is_object(data):
+        return None
+    table = _elf.symbols(data)
+    if table is None:
+        return None
+    listed = (_elf.STB_GLOBAL, _elf.STB_WEAK, _elf.STB_GNU_UNIQUE)
+    return [symbol.name for symbol in table
+            if symbol.section == _elf.SHN_COMMON
+            or (symbol.binding in listed and symbol.section != _elf.SHN_UNDEF)]
+
+
+def _symbol_index(indexed_names, member_offsets):
+    """The "/" member's data: indexed_names per member (_indexed_names), the
+    members' headers at member_offsets from the start of the archive."""
+    count, names = 0, bytearray()
+    offsets = bytearray()
+    for member_names, offset in zip(indexed_names, member_offsets):
+        for name in member_names or ():
+            count += 1
+            offsets += struct.pack('>I', offset)
+            names += name + b'\0'
+    if len(names) % 2:
+        names += b'\0'  # counted in the size, unlike a member's padding
+    return struct.pack('>I', count) + bytes(offsets) + bytes(names)
 
 
 def check_member_name(name):
@@ -60,11 +98,27 @@ def build(members):
         else:
             name_fields.append(f'/{len(long_names)}'.encode('ascii'))
             long_names += encoded + b'/\n'
+    if long_names and len(long_names) % 2:
+        long_names += b'\n'  # ar counts the table's padding in its size
+    indexed_names = [_indexed_names(data) for _, data in members]
+    indexed = any(names is not None for names in indexed_names)
+    # The index's size does not depend on the offsets it holds.
+    index_size = len(_symbol_index(indexed_names, [0] * len(members))) if indexed else 0
+    offset = len(MAGIC) + (_HEADER_SIZE + index_size if indexed else 0)
+    offset += _HEADER_SIZE + len(long_names) if long_names else 0
+    member_offsets = []
+    for _, data in members:
+        member_offsets.append(offset)
+        offset += _HEADER_SIZE + len(data) + len(data) % 2
+    if offset > 0xFFFFFFFF:
+        raise ValueError('the bundle would be 4 GiB or more, beyond the offsets of its '
+                         'symbol index')
     out = bytearray(MAGIC)
+    if indexed:
+        index = _symbol_index(indexed_names, member_offsets)
+        out += _header(b'/', len(index), mode='0') + index
     if long_names:
-        if len(long_names) % 2:
-            long_names += b'\n'  # ar counts the table's padding in its size
-        out += _header(b'//', len(long_names), dates=False) + long_names
+        out += _header(b'//', len(long_names), mode=None) + long_names
     for field, (_, data) in zip(name_fields, members):
         out += _header(field, len(data)) + data
         if len(data) % 2:

@@ -14,12 +14,9 @@ wrong; when the objects are not ELF it reads the linker's messages.
 import os
 import re
 import shutil
-import struct
 import subprocess
 
-_SHT_SYMTAB = 2
-_SHN_UNDEF = 0
-_STB_LOCAL = 0
+from build_custom_op import _elf
 
 
 def _symbols(path):
@@ -27,51 +24,18 @@ def _symbols(path):
     None when path is not an ELF file this reader understands."""
     try:
         with open(path, 'rb') as stream:
-            data = stream.read()
+            table = _elf.symbols(stream.read())
     except OSError:
         return None
-    if len(data) < 64 or data[:4] != b'\x7fELF' or data[4] not in (1, 2) \
-            or data[5] not in (1, 2):
+    if table is None:
         return None
-    wide = data[4] == 2
-    order = '<' if data[5] == 1 else '>'
-    try:
-        if wide:
-            shoff, = struct.unpack_from(order + 'Q', data, 0x28)
-            shentsize, shnum = struct.unpack_from(order + 'HH', data, 0x3A)
-        else:
-            shoff, = struct.unpack_from(order + 'I', data, 0x20)
-            shentsize, shnum = struct.unpack_from(order + 'HH', data, 0x2E)
-        sections = []
-        for i in range(shnum):
-            base = shoff + i * shentsize
-            if wide:
-                _, kind, _, _, offset, size, link, _, _, entsize = struct.unpack_from(
-                    order + 'IIQQQQIIQQ', data, base)
-            else:
-                _, kind, _, _, offset, size, link, _, _, entsize = struct.unpack_from(
-                    order + 'IIIIIIIIII', data, base)
-            sections.append((kind, offset, size, link, entsize))
-        defined, undefined = set(), set()
-        for kind, offset, size, link, entsize in sections:
-            if kind != _SHT_SYMTAB or not entsize:
-                continue
-            _, names_offset, names_size, _, _ = sections[link]
-            names = data[names_offset:names_offset + names_size]
-            for at in range(offset, offset + size, entsize):
-                if wide:
-                    name_at, info, _, shndx = struct.unpack_from(order + 'IBBH', data, at)
-                else:
-                    name_at, _, _, info, _, shndx = struct.unpack_from(order + 'IIIBBH', data, at)
-                if info >> 4 == _STB_LOCAL:
-                    continue
-                end = names.find(b'\0', name_at)
-                name = names[name_at:end].decode('utf-8', 'replace')
-                if name:
-                    (undefined if shndx == _SHN_UNDEF else defined).add(name)
-        return defined, undefined
-    except (struct.error, IndexError):
-        return None
+    defined, undefined = set(), set()
+    for symbol in table:
+        if symbol.binding == _elf.STB_LOCAL or not symbol.name:
+            continue
+        name = symbol.name.decode('utf-8', 'replace')
+        (undefined if symbol.section == _elf.SHN_UNDEF else defined).add(name)
+    return defined, undefined
 
 
 def _demangle(names):

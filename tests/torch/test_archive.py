@@ -22,6 +22,24 @@ MEMBERS = [
 ]
 
 
+# Each kind of symbol the index lists or leaves out: common, defined,
+# local, weak defined, undefined and weak undefined.
+SYMBOL_KINDS_C = """\
+int common_one;
+int defined_one = 3;
+static int local_one = 4;
+__attribute__((weak)) int weak_one(void) { return local_one; }
+extern int undefined_one(void);
+__attribute__((weak)) extern int weak_undefined(void);
+int odd(void) { return undefined_one() + (weak_undefined ? weak_undefined() : 0); }
+"""
+# g++ makes the static of an inline function a unique global (STB_GNU_UNIQUE).
+UNIQUE_CPP = """\
+inline int &counter() { static int count; return count; }
+int use() { return ++counter(); }
+"""
+
+
 class ArchiveTest(unittest.TestCase):
     def setUp(self):
         self.work = tempfile.mkdtemp(prefix='bco-archive-test.')
@@ -43,12 +61,66 @@ class ArchiveTest(unittest.TestCase):
         return subprocess.run([tool, *argv], cwd=cwd or self.work, check=True,
                               capture_output=True)
 
-    def test_same_bytes_as_ar_without_an_index(self):
+    def test_same_bytes_as_ar_without_objects(self):
         self.write_members(self.path('in'), MEMBERS)
         names = [name for name, _ in MEMBERS]
-        self.ar('rcS', self.path('by-ar.a'), *names, cwd=self.path('in'))
+        self.ar('rc', self.path('by-ar.a'), *names, cwd=self.path('in'))
         with open(self.path('by-ar.a'), 'rb') as stream:
             self.assertEqual(_archive.build(MEMBERS), stream.read())
+
+    def compile(self, tool, source, output, *flags, install):
+        compiler = shutil.which(tool)
+        if compiler is None:
+            self.skipTest(f'{tool} is not installed: apt-get install {install}')
+        subprocess.run([compiler, *flags, '-o', self.path(output), self.path(source)],
+                       check=True, cwd=self.work)
+        return output
+
+    def assert_same_bytes_as_ar(self, names):
+        """The original bundles with `ar r`: its symbol index, member by member."""
+        members = []
+        for name in names:
+            with open(self.path(name), 'rb') as stream:
+                members.append((name, stream.read()))
+        self.ar('rc', self.path('by-ar.a'), *names)
+        with open(self.path('by-ar.a'), 'rb') as stream:
+            expected = stream.read()
+        os.unlink(self.path('by-ar.a'))
+        self.assertEqual(expected[8:9], b'/', 'ar wrote a symbol index')
+        self.assertEqual(_archive.build(members), expected)
+        self.assertEqual(_archive.read(expected), members)
+
+    def write_sources(self):
+        with open(self.path('kinds.c'), 'w') as stream:
+            stream.write(SYMBOL_KINDS_C)
+        with open(self.path('unique.cpp'), 'w') as stream:
+            stream.write(UNIQUE_CPP)
+        with open(self.path('metadata.json'), 'w') as stream:
+            stream.write('{"odd": 1}')
+
+    def test_same_bytes_as_ar_with_elf_members(self):
+        self.write_sources()
+        cc = ('cc', 'kinds.c')
+        built = [
+            self.compile(*cc, 'kinds.o', '-c', '-fcommon', install='gcc'),
+            self.compile(*cc, 'libkinds_shared_library.so', '-shared', '-fPIC', install='gcc'),
+            self.compile('c++', 'unique.cpp', 'unique.o', '-c', install='g++'),
+        ]
+        subprocess.run(['strip', '-o', self.path('stripped.so'),
+                        self.path('libkinds_shared_library.so')], check=True)
+        self.assert_same_bytes_as_ar(['metadata.json', 'stripped.so'])
+        self.assert_same_bytes_as_ar(['libkinds_shared_library.so', 'metadata.json'])
+        self.assert_same_bytes_as_ar(built + ['stripped.so', 'metadata.json'])
+
+    def test_same_bytes_as_ar_with_32_bit_and_big_endian_objects(self):
+        # The device's libraries are 32-bit ELF files.
+        self.write_sources()
+        built = [self.compile('clang', 'kinds.c', f'{target}.o', f'--target={target}', '-c',
+                              '-fcommon', install='clang')
+                 for target in ('i386-linux-gnu', 'powerpc-linux-gnu')]
+        for name in built:
+            self.assert_same_bytes_as_ar([name, 'metadata.json'])
+        self.assert_same_bytes_as_ar(built)
 
     def test_ar_lists_and_extracts_the_members(self):
         with open(self.path('ours.a'), 'wb') as stream:
