@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_run_tests.sh - tests/run-tests.sh counts what each test program
 # reports: a skip apart from a pass, silence and a crash as failures, and
-# under CI=true a skip as a failure too.  And tests/unit/test_exec passes
+# under CI=true a skip as a failure too; a Python test's failed setUpModule
+# is named.  And tests/unit/test_exec passes
 # under nohup, whose ignored SIGHUP is its stated precondition.
 . "$(dirname "$0")/lib.sh"
 cd "$WORK" || exit 1
@@ -40,6 +41,25 @@ check_eq "failures are shown with their details, and totalled" "$status:$out" \
     # why
 PASS passes.sh (2 checks)
 3 passed, 1 failed, 0 skipped"
+
+# A Python test whose setUpModule fails: tests/python/tap.py names it.
+cat >setup_fails.py <<EOF
+import sys, unittest
+sys.path.insert(0, '$TOP/tests/python')
+import tap
+def setUpModule():
+    raise RuntimeError('the fixture could not be built')
+class Checks(unittest.TestCase):
+    def test_one(self):
+        pass
+tap.main()
+EOF
+run_capture sh "$RUN_TESTS" setup_fails.py
+check_eq "a failed setUpModule is a failed check that names it, with its cause" \
+	"$status:$(printf '%s\n' "$out" | sed -n '1,2p;$p'):$(printf '%s\n' "$out" | grep -c 'RuntimeError: the fixture could not be built')" \
+	"1:FAIL setup_fails.py (0 passed, 1 failed, 0 skipped)
+    not ok - setUpModule (__main__)
+0 passed, 1 failed, 0 skipped:1"
 
 if [ -x "$TOP/tests/unit/test_exec" ]; then
 	run_capture nohup "$TOP/tests/unit/test_exec"

@@ -20,6 +20,12 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 sys.path.insert(0, os.path.join(TOP, 'python'))
 
 
+def _name(test):
+    """A test's method name; for a failed setUpModule or setUpClass, which
+    unittest reports through a holder with no method, what it failed in."""
+    return getattr(test, '_testMethodName', None) or str(test)
+
+
 class LineResult(unittest.TestResult):
     """Prints each test's outcome as it ends."""
 
@@ -37,16 +43,16 @@ class LineResult(unittest.TestResult):
 
     def addSuccess(self, test):
         super().addSuccess(test)
-        self._line(f'ok - {test._testMethodName}')
+        self._line(f'ok - {_name(test)}')
 
     def addFailure(self, test, err):
         super().addFailure(test, err)
-        self._line(f'not ok - {test._testMethodName}')
+        self._line(f'not ok - {_name(test)}')
         self._details(self.failures[-1][1])
 
     def addError(self, test, err):
         super().addError(test, err)
-        self._line(f'not ok - {test._testMethodName}')
+        self._line(f'not ok - {_name(test)}')
         self._details(self.errors[-1][1])
 
     def addSubTest(self, test, subtest, err):
@@ -54,21 +60,21 @@ class LineResult(unittest.TestResult):
         # reports no success.
         super().addSubTest(test, subtest, err)
         if err is not None:
-            self._line(f'not ok - {test._testMethodName} {subtest._subDescription()}')
+            self._line(f'not ok - {_name(test)} {subtest._subDescription()}')
             failures = self.failures if issubclass(err[0], test.failureException) else self.errors
             self._details(failures[-1][1])
 
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
-        self._line(f'ok - {test._testMethodName} # skip {reason}')
+        self._line(f'ok - {_name(test)} # skip {reason}')
 
     def addExpectedFailure(self, test, err):
         super().addExpectedFailure(test, err)
-        self._line(f'ok - {test._testMethodName} # expected failure')
+        self._line(f'ok - {_name(test)} # expected failure')
 
     def addUnexpectedSuccess(self, test):
         super().addUnexpectedSuccess(test)
-        self._line(f'not ok - {test._testMethodName} (unexpected success)')
+        self._line(f'not ok - {_name(test)} (unexpected success)')
 
 
 # What a test that needs PyTorch says when no interpreter here can import it.
