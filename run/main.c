@@ -179,6 +179,11 @@ int main(int argc, char **argv)
 	if (options.help) {
 		options_print_help();
 		options_free(&options);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "run-custom-op: cannot write to standard output: %s\n",
+			        strerror(errno ? errno : EIO));
+			return EXIT_FAILED;
+		}
 		return 0;
 	}
 

@@ -166,6 +166,22 @@ def _stdout_to_stderr():
         os.close(saved)
 
 
+def _print(text):
+    """Writes text to stdout; returns the exit status: 1, with a message,
+    when it cannot be written (a full disk), as the program does."""
+    if sys.stdout is None:  # closed at start: as the program, which puts /dev/null there
+        return 0
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as error:
+        sys.stderr.write(f'{PROGRAM}: cannot write to stdout: {error.strerror}\n')
+        # What could not be written is dropped, so the exit does not try again.
+        sys.stdout = None
+        return 1
+    return 0
+
+
 def main(argv=None):
     """The command; returns the exit status."""
     if argv is None:
@@ -176,8 +192,7 @@ def main(argv=None):
         sys.stderr.write(f"{PROGRAM}: {error}\nTry '{COMMAND} --help' for more information.\n")
         return 2
     if settings['help']:
-        sys.stdout.write(USAGE)
-        return 0
+        return _print(USAGE)
     if not _with_torch(argv):
         return 1
     from build_custom_op import BuildError
@@ -199,9 +214,7 @@ def main(argv=None):
     except KeyboardInterrupt:
         sys.stderr.write(f'{PROGRAM}: interrupted by SIGINT\n')
         return 128 + signal.SIGINT
-    sys.stdout.write(path + '\n')
-    sys.stdout.flush()
-    return 0
+    return _print(path + '\n')
 
 
 if __name__ == '__main__':

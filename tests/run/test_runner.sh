@@ -267,5 +267,9 @@ run_op --help
 check_eq "--help teaches with an example" \
 	"$status:$(echo "$out" | head -n 1):$(echo "$out" | grep -c 'run-custom-op --in x.npy --out y.npy --expect want.npy build/relu')" \
 	"0:usage: run-custom-op [OPTION]... BUILD_DIR/NAME:1"
+"$RUN" --help >/dev/full 2>"$WORK/help.err"
+status=$?
+check_eq "--help into a full disk fails, saying so" "$status:$(cat "$WORK/help.err")" \
+	"1:run-custom-op: cannot write to standard output: No space left on device"
 
 finish

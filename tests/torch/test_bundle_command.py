@@ -33,6 +33,11 @@ class BundleCommandTest(tap.FakeToolchainTest):
         self.assertEqual(self.command('--help'), (0, bundle_command.USAGE, ''))
         self.assertTrue(bundle_command.USAGE.startswith(
             'Usage: build-custom-op bundle [OPTIONS] --name NAME --shape FILE... SOURCE...\n'))
+        with open('/dev/full', 'w') as full:
+            done = subprocess.run([PROGRAM, 'bundle', '--help'], stdout=full,
+                                  stderr=subprocess.PIPE, text=True)
+        self.assertEqual((done.returncode, done.stderr),
+                         (1, 'build-custom-op: cannot write to stdout: No space left on device\n'))
 
     def test_usage_errors(self):
         cases = [
