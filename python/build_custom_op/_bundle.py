@@ -198,10 +198,23 @@ def read(path, target=None):
     is wrong and what to do, WrongTarget when target is given and the
     bundle was built for the other one."""
     try:
-        with open(path, 'rb') as stream:
-            data = stream.read()
+        # Not blocking in open(): a FIFO is refused below, not waited on.
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, 'O_CLOEXEC', 0))
     except OSError as error:
         raise BundleError(f'cannot read {path}: {error.strerror}') from None
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        kind = ('a directory' if stat.S_ISDIR(mode) else 'a FIFO' if stat.S_ISFIFO(mode)
+                else 'a device' if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else 'a socket' if stat.S_ISSOCK(mode) else 'not a file')
+        raise BundleError(f'cannot read {path}: it is {kind}, not a regular file; a '
+                          'bundle is the lib<name>.so file that custom_op.load() writes')
+    with os.fdopen(descriptor, 'rb') as stream:
+        try:
+            data = stream.read()
+        except OSError as error:
+            raise BundleError(f'cannot read {path}: {error.strerror}') from None
     return parse(path, data, target)
 
 

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import unittest
@@ -258,6 +259,26 @@ class DeviceTest(tap.FakeToolchainTest):
         self.refused(b'\x7fELF\x02\x01\x01' + bytes(100),
                      'bad.so is not a custom-op bundle (an ar archive made by '
                      'custom_op.load()): it does not start with the ar magic "!<arch>"')
+
+    def test_a_path_that_is_not_a_file(self):
+        os.mkfifo('fifo.so')  # must not wait for a writer, nor read /dev/zero for ever
+
+        def too_long(signal_number, frame):
+            raise TimeoutError('load_library() did not return within 30 s')
+        previous = signal.signal(signal.SIGALRM, too_long)
+        self.addCleanup(signal.signal, signal.SIGALRM, previous)
+        self.addCleanup(signal.alarm, 0)
+        for path, kind in ((self.work, 'a directory'), ('/dev/zero', 'a device'),
+                           ('fifo.so', 'a FIFO')):
+            signal.alarm(30)
+            with self.subTest(path=path):
+                with self.assertRaises(self.custom_op.CustomOpError) as caught:
+                    self.custom_op.load_library(path)
+                self.assertEqual(caught.exception.message,
+                                 f"load_library('{path}'): step 1 of 4, reading the bundle "
+                                 f'[{path}]: cannot read {path}: it is {kind}, not a regular '
+                                 "file; a bundle is the lib<name>.so file that "
+                                 'custom_op.load() writes')
 
     def test_a_bundle_missing_a_member(self):
         members = [m for m in self.archive.read(self.good_bundle())
