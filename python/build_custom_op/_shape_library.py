@@ -20,6 +20,8 @@ import hashlib
 import io
 import json
 import os
+import signal
+import subprocess
 import sys
 
 import torch
@@ -126,6 +128,61 @@ def _locked(directory):
         os.close(descriptor)
 
 
+# How long ninja has, after SIGINT, to stop the compilers it started.
+_NINJA_STOP_SECONDS = 30
+
+
+def _run_ninja(cpp_extension, build_directory, verbose, error_prefix):
+    """cpp_extension's _run_ninja_build (same command, output and errors),
+    except when it is interrupted.  ninja starts each compile in a process
+    group of its own and, on SIGINT, stops those groups; subprocess.run
+    would SIGKILL ninja instead, leaving the compilers to go on writing
+    into the cache directory after its lock is released.  So ninja gets
+    SIGINT and is waited for."""
+    command = ['ninja', '-v']
+    workers = cpp_extension._get_num_workers(verbose)
+    if workers is not None:
+        command += ['-j', str(workers)]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    process = subprocess.Popen(command, stdout=1 if verbose else subprocess.PIPE,
+                               stderr=subprocess.STDOUT, cwd=build_directory,
+                               env=os.environ.copy())
+    try:
+        output, _ = process.communicate()
+    except BaseException:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(_NINJA_STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        raise
+    if process.returncode != 0:
+        message = error_prefix
+        if output:
+            message += f': {output.decode()}'
+        raise RuntimeError(message)
+
+
+@contextlib.contextmanager
+def _ninja_stopped_gently(cpp_extension):
+    """Has cpp_extension run ninja through _run_ninja while the block runs;
+    a cpp_extension without the function it replaces is left as it is."""
+    original = getattr(cpp_extension, '_run_ninja_build', None)
+    if original is None or not hasattr(cpp_extension, '_get_num_workers'):
+        yield
+        return
+    cpp_extension._run_ninja_build = (
+        lambda build_directory, verbose, error_prefix:
+        _run_ninja(cpp_extension, build_directory, verbose, error_prefix))
+    try:
+        yield
+    finally:
+        cpp_extension._run_ninja_build = original
+
+
 # realpath -> (st_dev, st_ino) of each shape library this process loaded,
 # and the sha256 of each one's contents -> its path.
 _loaded = {}
@@ -193,9 +250,11 @@ def build_and_load(name, sources, extra_cflags, extra_include_paths, verbose):
         if verbose:
             print(f'shape library: {path}')
         try:
-            cpp_extension.load(name=library, sources=sources, extra_cflags=extra_cflags,
-                               extra_include_paths=include_paths, build_directory=directory,
-                               is_python_module=False, verbose=verbose)
+            with _ninja_stopped_gently(cpp_extension):
+                cpp_extension.load(name=library, sources=sources, extra_cflags=extra_cflags,
+                                   extra_include_paths=include_paths,
+                                   build_directory=directory, is_python_module=False,
+                                   verbose=verbose)
         except (RuntimeError, OSError, ValueError, ImportError) as error:
             message = str(error).rstrip()
             if 'Ninja is required' in message:
