@@ -59,19 +59,14 @@ def _indexed_names(data):
             or (symbol.binding in listed and symbol.section != _elf.SHN_UNDEF)]
 
 
-def _symbol_index(indexed_names, member_offsets):
-    """The "/" member's data: indexed_names per member (_indexed_names), the
-    members' headers at member_offsets from the start of the archive."""
-    count, names = 0, bytearray()
-    offsets = bytearray()
-    for member_names, offset in zip(indexed_names, member_offsets):
-        for name in member_names or ():
-            count += 1
-            offsets += struct.pack('>I', offset)
-            names += name + b'\0'
-    if len(names) % 2:
-        names += b'\0'  # counted in the size, unlike a member's padding
-    return struct.pack('>I', count) + bytes(offsets) + bytes(names)
+def _index_names(indexed_names):
+    """(count, names) of the symbol index: indexed_names per member
+    (_indexed_names); names each end in a NUL, padded to an even length
+    (the padding, unlike a member's, is counted in the index's size)."""
+    count = sum(len(names or ()) for names in indexed_names)
+    names = b''.join(name + b'\0' for member_names in indexed_names
+                     for name in member_names or ())
+    return count, names + b'\0' * (len(names) % 2)
 
 
 def check_member_name(name):
@@ -102,8 +97,8 @@ def build(members):
         long_names += b'\n'  # ar counts the table's padding in its size
     indexed_names = [_indexed_names(data) for _, data in members]
     indexed = any(names is not None for names in indexed_names)
-    # The index's size does not depend on the offsets it holds.
-    index_size = len(_symbol_index(indexed_names, [0] * len(members))) if indexed else 0
+    count, index_names = _index_names(indexed_names)
+    index_size = 4 + 4 * count + len(index_names)  # the count, the offsets, the names
     offset = len(MAGIC) + (_HEADER_SIZE + index_size if indexed else 0)
     offset += _HEADER_SIZE + len(long_names) if long_names else 0
     member_offsets = []
@@ -115,8 +110,10 @@ def build(members):
                          'symbol index')
     out = bytearray(MAGIC)
     if indexed:
-        index = _symbol_index(indexed_names, member_offsets)
-        out += _header(b'/', len(index), mode='0') + index
+        out += _header(b'/', index_size, mode='0') + struct.pack('>I', count)
+        for member_names, member_offset in zip(indexed_names, member_offsets):
+            out += struct.pack('>I', member_offset) * len(member_names or ())
+        out += index_names
     if long_names:
         out += _header(b'//', len(long_names), mode=None) + long_names
     for field, (_, data) in zip(name_fields, members):
