@@ -52,8 +52,8 @@ _DTYPE_NUMBERS = {'uint8': 0, 'int8': 1, 'int16': 2, 'int32': 3, 'int64': 4, 'fl
 _DEVICE_DTYPES = 'float32, bfloat16, float16, int32, int8, int64, int16, uint8'
 
 
-class RunError(Exception):
-    """An op that could not run, or failed on a core.
+class RunError(RuntimeError):
+    """An op that could not run, or failed on a core (a RuntimeError).
 
     message is the library's (one line per failed core, e.g. "core 3: op
     relu: segmentation fault (SIGSEGV) ..."); core is the first core it is
@@ -160,12 +160,15 @@ def library_path():
     return _load()._name
 
 
+def _run_error(status, core, signal, op, message):
+    """The RunError of a struct rco_error's fields (op and message as str)."""
+    return RunError(message, core=None if core < 0 else core, op=op or None,
+                    kind=_STATUS_NAMES.get(status, 'system'), signal=signal or None)
+
+
 def _error_of(error):
-    message = error.message.decode(errors='replace')
-    return RunError(message, core=None if error.core < 0 else error.core,
-                    op=error.op.decode(errors='replace') or None,
-                    kind=_STATUS_NAMES.get(error.status, 'system'),
-                    signal=error.signal or None)
+    return _run_error(error.status, error.core, error.signal,
+                      error.op.decode(errors='replace'), error.message.decode(errors='replace'))
 
 
 # ---- torch, imported when the first op runs ----

@@ -79,7 +79,7 @@ class BundleCommandTest(tap.FakeToolchainTest):
         self.assertEqual(metadata['computelibs']['names'],
                          [f'libfixturecustomop_cpu{i}.packed.so' for i in range(8)])
         self.assertEqual(sum(' -DFIXTURE_FLAG=1 ' in line for line in self.logged()), 2)
-        self.assertEqual(sorted(os.listdir('build')), ['libfixture.so'])
+        self.assertEqual(sorted(os.listdir('build')), ['libfixture.so', 'libfixturecustomop.build'])
 
     def test_verbose_progress_goes_to_stderr(self):
         status, stdout, stderr = self.command(*FIXTURE_ARGUMENTS, '-v', '-B', 'out',
@@ -101,7 +101,7 @@ class BundleCommandTest(tap.FakeToolchainTest):
             'reference).\n'
             '  It must be defined in one of the compute sources (src/relu.cpp) as:\n'
             '    at::Tensor twice(const at::Tensor&)\n'))
-        self.assertFalse(os.path.exists('build'))
+        self.assertEqual(os.listdir('build'), ['libfixturecustomop.build'])
 
     def test_a_python_that_cannot_be_run(self):
         self.assertEqual(self.command('--help', BUILD_CUSTOM_OP_PYTHON='/nonexistent/python3'), (

@@ -1,7 +1,10 @@
-"""test_host.py - custom ops on the host target: torch.ops.<ns>.<op> runs
-the kernel on the emulated GPSIMD cores (through build_custom_op.runner),
-with the output allocated from the shape function, the device's limits,
-faults raised as exceptions, and bundles loaded in a fresh process."""
+"""test_host.py - custom ops on the host target: torch.ops.<ns>.<op> is
+PyTorch's own operator, whose CPU kernel (the bridge) runs the kernel on the
+emulated GPSIMD cores, with the output allocated from the shape function,
+the device's limits, faults raised as exceptions, autograd refused outside
+an autograd.Function, TorchScript (saved and loaded in a fresh process),
+tracing, a C++ caller through the dispatcher, and bundles loaded in a fresh
+process."""
 
 import json
 import os
@@ -20,15 +23,18 @@ state = {}
 
 
 def setUpModule():
-    from build_custom_op import custom_op
+    from build_custom_op import _shape_library, custom_op
     work = state['work'] = tempfile.mkdtemp(prefix='bco-host-test.')
     state['environment'] = dict(os.environ)
     os.environ['BUILD_CUSTOM_OP_BUNDLES'] = os.path.join(work, 'bundles')
+    os.environ.pop('CUSTOM_OP_TIMEOUT', None)
     fixture.load([os.path.join(fixture.FIXTURES, 'ops.cpp')],
                  os.path.join(work, 'fixture'), target='host')
     custom_op.load('relu', [os.path.join(fixture.FIXTURES, 'relu_faults.cpp')],
                    [os.path.join(fixture.MLP, 'shape.cpp')], build_directory=os.path.join(
                        work, 'faults'), multicore=True, target='host')
+    # The other shape library calls test_ops::twice from C++.
+    _shape_library.build_and_load('other', fixture.OTHER_SHAPES, [], [], False)
 
 
 def tearDownModule():
@@ -137,43 +143,157 @@ class HostTest(unittest.TestCase):
         scale = torch.ops.test_ops.scale
         runner = self.runner
         x = torch.ones(3)
+        dtypes = 'float32, bfloat16, float16, int32, int8, int64, int16, uint8'
         cases = [
             (lambda: scale(torch.ones(3, dtype=torch.float64), 1, 1.0, 1), ValueError,
              'argument 1 (Tensor) of test_ops::scale has dtype float64, which the device does '
-             'not have; its dtypes are float32, bfloat16, float16, int32, int8, int64, int16, '
-             'uint8'),
+             f'not have; its dtypes are {dtypes}'),
             (lambda: scale(torch.ones(3, dtype=torch.bool), 1, 1.0, 1), ValueError,
              'argument 1 (Tensor) of test_ops::scale has dtype bool, which the device does not '
-             'have; its dtypes are float32, bfloat16, float16, int32, int8, int64, int16, '
-             'uint8'),
+             f'have; its dtypes are {dtypes}'),
             (lambda: scale(torch.ones(3, device='meta'), 1, 1.0, 1), ValueError,
              'argument 1 (Tensor) of test_ops::scale is on meta; the host emulator runs on CPU '
              'tensors: pass it with .cpu()'),
-            (lambda: scale([1.0, 2.0], 1, 1.0, 1), TypeError,
-             'argument 1 (Tensor) of test_ops::scale must be a torch.Tensor, not list'),
-            (lambda: scale(x, torch.tensor(2.0), 1.0, 1), TypeError,
-             'argument 2 (Scalar) of test_ops::scale must be a Python number, not Tensor; use '
-             '.item() for a one-element tensor'),
-            (lambda: scale(x, 1, 'one', 1), TypeError,
-             'argument 3 (float) of test_ops::scale must be a Python number, not str'),
-            (lambda: scale(x, 1, 1.0, 1.5), TypeError,
-             'argument 4 (int) of test_ops::scale must be an integer, not 1.5'),
-            (lambda: scale(x, 2**70, 1.0, 1), ValueError,
-             'argument 2 (Scalar) of test_ops::scale is 1180591620717411303424, out of the '
-             'int64 range of the shape function'),
+            (lambda: scale(torch.ones(3).to_sparse(), 1, 1.0, 1), ValueError,
+             'argument 1 (Tensor) of test_ops::scale is a torch.sparse_coo tensor; the device '
+             'takes dense (strided) tensors'),
+            (lambda: scale(x, 1j, 1.0, 1), TypeError,
+             'argument 2 (Scalar) of test_ops::scale must be a real number, not complex'),
             (lambda: scale(x, 1, 1.0, 2**40), runner.RunError,
              'scale argument 4 (int _3): 1099511627776 is out of the int32 range'),
-            (lambda: scale(x, 1, 1.0), TypeError,
-             'test_ops::scale(Tensor _0, number _1, float _2, int _3) takes 4 arguments, but 3 '
-             'were given'),
-            (lambda: scale(x, 1, 1.0, _3=1), TypeError,
-             'test_ops::scale takes its arguments by position, not by name (_3)'),
+            (lambda: scale(x, 1, 1e39, 1), runner.RunError,
+             'scale argument 3 (float _2): 1e+39 is out of the float32 range'),
+            (lambda: scale(torch.tensor(1.0), 1, 1.0, 1), runner.RunError,
+             'scale argument 1 (Tensor _0) has 0 dimensions; a device tensor has 1 to 8'),
         ]
         for index, (call, kind, message) in enumerate(cases):
             with self.subTest(case=index):
                 with self.assertRaises(kind) as caught:
                     call()
                 self.assertEqual(str(caught.exception), message)
+        # PyTorch's schema refuses the others first, naming the argument.
+        declaration = 'test_ops::scale(Tensor _0, Scalar _1, float _2, int _3) -> Tensor _0'
+        parsed = [
+            (lambda: scale([1.0, 2.0], 1, 1.0, 1),
+             "Expected a value of type 'Tensor' for argument '_0' but instead found type 'list'."),
+            (lambda: scale(x, torch.tensor(2.0), 1.0, 1),
+             "Expected a value of type 'number' for argument '_1' but instead found type "
+             "'Tensor'."),
+            (lambda: scale(x, 1, 'one', 1),
+             "Expected a value of type 'float' for argument '_2' but instead found type 'str'."),
+            (lambda: scale(x, 1, 1.0, 1.5),
+             "Expected a value of type 'int' for argument '_3' but instead found type 'float'."),
+            (lambda: scale(x, 2**70, 1.0, 1),
+             "Expected a value of type 'number' for argument '_1' but instead found type 'int'."),
+            (lambda: scale(x, 1, 1.0),
+             f"is missing value for argument '_3'. Declaration: {declaration}"),
+        ]
+        for index, (call, message) in enumerate(parsed):
+            with self.subTest(parsed=index):
+                with self.assertRaises(RuntimeError) as caught:
+                    call()
+                self.assertEqual(str(caught.exception).split('\n')[0],
+                                 f'test_ops::scale() {message}')
+        # By name, as the schema names them.
+        self.assertSameBits(scale(x, 1, 2.0, _3=1), torch.full((3,), 3.0))
+
+    def test_views_are_read_as_they_show(self):
+        torch = self.torch
+        x = torch.tensor([1.5, -2.0, 0.25, 3.0])
+        negative = torch._neg_view(x)
+        self.assertTrue(negative.is_neg())
+        self.assertSameBits(torch.ops.test_ops.twice(negative), x * -2)
+        self.assertSameBits(torch.ops.test_ops.twice(x[::2]), torch.tensor([3.0, 0.5]))
+        self.assertSameBits(torch.ops.test_ops.twice(x.expand(2, 4)[1]), x * 2)
+        self.assertSameBits(x, torch.tensor([1.5, -2.0, 0.25, 3.0]))
+
+    def test_ops_are_pytorch_operators_with_a_cpu_kernel(self):
+        torch = self.torch
+        for namespace, op, _, _ in fixture.OPS:
+            with self.subTest(op=op):
+                self.assertIsInstance(getattr(getattr(torch.ops, namespace), op),
+                                      torch._ops.OpOverloadPacket)
+                self.assertTrue(torch._C._dispatch_has_kernel_for_dispatch_key(
+                    f'{namespace}::{op}', 'CPU'))
+        # The shape function is still the op's catch-all kernel.
+        self.assertTrue(torch._C._dispatch_has_kernel_for_dispatch_key(
+            'test_ops::scale', 'CompositeImplicitAutograd'))
+
+    def test_autograd_is_refused_outside_an_autograd_function(self):
+        torch = self.torch
+        x = torch.tensor([1.0, -2.0]).requires_grad_()
+        with self.assertRaises(RuntimeError) as caught:
+            torch.ops.test_ops.twice(x)
+        self.assertEqual(str(caught.exception),
+                         'test_ops::twice: argument 1 requires grad, and test_ops::twice has no '
+                         'derivative, so autograd cannot go through it: call it in the forward '
+                         'of a torch.autograd.Function whose backward computes the gradient, or '
+                         'under torch.no_grad() when no gradient is needed')
+        with torch.no_grad():
+            self.assertSameBits(torch.ops.test_ops.twice(x), torch.tensor([2.0, -4.0]))
+        y = torch.ops.test_ops.twice(x.detach())
+        self.assertFalse(y.requires_grad)
+
+    def test_tracing_records_the_op(self):
+        torch = self.torch
+        traced = torch.jit.trace(lambda t: torch.ops.test_ops.scale(t, 2, 0.5, 3),
+                                 torch.tensor([1.0, 2.0, 3.0]))
+        kinds = [node.kind() for node in traced.graph.nodes()]
+        self.assertIn('test_ops::scale', kinds)
+        self.assertNotIn('aten::fill_', kinds)
+        x = torch.tensor([-1.5, 10.0, 0.25])
+        self.assertSameBits(traced(x), self.scale_expected(x, 2, 0.5, 3))
+
+    def test_a_fault_in_a_scripted_call_and_the_call_after_it(self):
+        torch = self.torch
+
+        @torch.jit.script
+        def run(x, mode: int):
+            return torch.ops.test_ops.fault(x, mode)
+
+        y = torch.ones(3)
+        with self.assertRaises(RuntimeError) as caught:
+            run(y, 2)
+        self.assertRegex(str(caught.exception), r'(?s)^The following operation failed in the '
+                         r'TorchScript interpreter\..*torch\.ops\.test_ops\.fault.*\n'
+                         r'RuntimeError: core 0: op fault: .*(SIGSEGV|segmentation)')
+        self.assertSameBits(run(y, 0), y)
+
+    def test_a_scripted_module_saved_and_loaded_in_a_fresh_process(self):
+        torch = self.torch
+
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return torch.ops.test_more.negate(torch.ops.test_ops.scale(x, 2, 0.5, 3))
+
+        saved = os.path.join(state['work'], 'model.pt')
+        torch.jit.script(Model()).save(saved)
+        python = tap.torch_python() or sys.executable
+        script = (
+            'import sys, torch\n'
+            f'sys.path.insert(0, {os.path.join(fixture.TOP, "python")!r})\n'
+            'from build_custom_op import custom_op\n'
+            "custom_op.load_library('fixture/libfixture.so', target='host')\n"
+            'model = torch.jit.load(sys.argv[1])\n'
+            'print(model(torch.tensor([1.5, -2.0, 0.25])).tolist())\n')
+        environment = dict(os.environ, BUILD_CUSTOM_OP_BUNDLES=os.path.join(state['work'],
+                                                                            'fresh'))
+        done = subprocess.run([python, '-c', script, saved], cwd=state['work'],
+                              env=environment, capture_output=True, text=True)
+        self.assertEqual((done.returncode, done.stdout), (0, '[-4.5, -1.0, -3.25]\n'),
+                         done.stderr)
+
+    def test_a_cpp_caller_through_the_dispatcher(self):
+        torch = self.torch
+        # test_caller::call_twice (tests/torch/fixtures/shape_other.cpp) calls
+        # test_ops::twice through c10::Dispatcher.
+        x = torch.tensor([1.0, -0.5])
+        self.assertSameBits(torch.ops.test_caller.call_twice(x), x * 2)
+        with self.assertRaises(ValueError) as caught:
+            torch.ops.test_caller.call_twice(torch.ones(2, dtype=torch.float64))
+        self.assertEqual(str(caught.exception), 'argument 1 (Tensor) of test_ops::twice has '
+                         'dtype float64, which the device does not have; its dtypes are '
+                         'float32, bfloat16, float16, int32, int8, int64, int16, uint8')
 
     def test_the_host_bundles(self):
         from build_custom_op import _archive
@@ -252,7 +372,10 @@ class HostTest(unittest.TestCase):
             f'but {compute} defines negate(at::Tensor), which is another function.\n'
             f'  It must be defined in one of the compute sources ({compute}) as:\n'
             '    at::Tensor negate(const at::Tensor&)')
-        self.assertFalse(os.path.exists(os.path.join(work, 'out')))
+        # No bundle; the compute build's directory is kept for the next build.
+        self.assertEqual(os.listdir(os.path.join(work, 'out')), ['libfixturecustomop.build'])
+        self.assertTrue(os.path.isfile(os.path.join(work, 'out', 'libfixturecustomop.build',
+                                                    'wrapper.cpp')))
 
 
 if __name__ == '__main__':

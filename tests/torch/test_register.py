@@ -20,9 +20,9 @@ libraries = {}
 
 def setUpModule():
     from build_custom_op import _shape_library
-    libraries['fixture'] = _shape_library.build_and_load(
+    libraries['fixture'], _ = _shape_library.build_and_load(
         'fixture', fixture.SHAPES, fixture.FLAGS, fixture.INCLUDES, False)
-    libraries['other'] = _shape_library.build_and_load(
+    libraries['other'], _ = _shape_library.build_and_load(
         'other', fixture.OTHER_SHAPES, [], [], False)
 
 
