@@ -27,6 +27,7 @@ import struct
 import sys
 import threading
 import warnings
+import weakref
 
 # The module itself: the package binds the name _library to a function.
 from build_custom_op._library import load as _load_library, LibraryNotFound as _LibraryNotFound
@@ -222,6 +223,46 @@ def _warn_as_python_does(text):
     warnings.warn(text, RunWarning, stacklevel=3)
 
 
+# The tensors of calls that passed their time limit: a core that could not
+# be stopped may still read and write them, so they are never freed, not
+# even when the interpreter ends (the list itself is never released).
+_abandoned = []
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(_abandoned))
+
+# Every open Library, for the child of a fork (see _after_fork).
+_libraries = weakref.WeakSet()
+
+
+def _after_fork():
+    """In the child of fork(): the locks another thread of the parent held
+    are held for ever here; each gets a new one.  (The library itself
+    answers that it belongs to the parent: RunError 'unusable'.)"""
+    global _shared_lock
+    _shared_lock = threading.Lock()
+    for library in list(_libraries):
+        library._lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
+def _overlap_in_part(a, b):
+    """Whether two contiguous tensors share some memory but are not the
+    same memory."""
+    a_begin, b_begin = a.data_ptr(), b.data_ptr()
+    a_end = a_begin + a.numel() * a.element_size()
+    b_end = b_begin + b.numel() * b.element_size()
+    return a_begin < b_end and b_begin < a_end and (a_begin, a_end) != (b_begin, b_end)
+
+
+def _mark_written(tensor):
+    """Bumps the version counter of tensor (and of its views), as an in-place
+    op does, so that autograd refuses a graph that saved it; raises, as
+    PyTorch's in-place ops do, for a leaf that requires grad or an
+    inference tensor outside inference mode."""
+    tensor.as_strided((0,), (1,)).zero_()
+
+
 def open(path, *, cores=None, core_stack=None, timeout=None, on_print=None, on_warning=None):
     """Opens the host build at path (BUILD_DIR/NAME, as run-custom-op takes
     it; a str or path-like) and returns a Library.
@@ -295,6 +336,7 @@ class Library:
         self._output_pointer = ctypes.pointer(self._output)
         self._output_slot = (memoryview(self._output).cast('B'), 0)
         self._error_pointer = ctypes.pointer(self._error)
+        _libraries.add(self)
 
     @staticmethod
     def _seconds(value, name, default):
@@ -364,8 +406,11 @@ class Library:
         memory is used (value itself, or a contiguous copy).  place is the
         argument's index, or None for the output."""
         number = _dtype_numbers.get(value.dtype)
-        if number is None or not value.is_cpu or value.dim() > _MAX_RANK:
+        if number is None or not value.is_cpu or value.dim() > _MAX_RANK or \
+                value.layout != _torch.strided:
             self._refuse_tensor(value, place, op)
+        if value.is_neg():
+            value = value.resolve_neg()
         if not value.is_contiguous():
             value = value.contiguous()
         shape = value.shape
@@ -388,6 +433,9 @@ class Library:
             raise RunError(f'{what} is {value.dtype}, which is not a device dtype '
                            f'({_DEVICE_DTYPES}); convert it first, e.g. with '
                            '.to(torch.float32)', op=op.name, kind='argument')
+        if value.layout != _torch.strided:
+            raise RunError(f'{what} is a {value.layout} tensor; the device takes dense (strided) '
+                           'tensors', op=op.name, kind='argument')
         raise RunError(f'{what} has {value.dim()} dimensions; a device tensor has at most '
                        f'{_MAX_RANK}', op=op.name, kind='argument')
 
@@ -401,12 +449,16 @@ class Library:
         never converted.  out: a torch tensor the cores write into, returned;
         else one is made from shape and dtype, else from the first tensor
         argument, and filled with NaN (floats) or bytes 0xA5 (integers)
-        first, so that elements the kernel does not write stand out.
+        first, so that elements the kernel does not write stand out.  out
+        counts as written by an in-place op (its version counter goes up,
+        before the kernel runs); it may be an input itself, but not share
+        only part of an input's memory, nor have elements that share memory.
 
         timeout: seconds this call may take (None: the library's).  When it
         passes, RunError of kind 'timeout' names the cores still running;
         they are stopped, and the library runs no more ops: close it and
-        open the build again.  The kernel's printf output and the runtime's
+        open the build again.  The call's tensors are then kept until the
+        process ends: a core that did not stop may still use them.  The kernel's printf output and the runtime's
         warnings reach on_print and on_warning before run returns, also
         when it raises."""
         if isinstance(op, Op):
@@ -446,16 +498,29 @@ class Library:
                 elif isinstance(value, numbers.Real):
                     argument.type = _REAL
                     argument.real = float(value)
-                    argument.text = None
+                    argument.text = repr(float(value)).encode()
                 else:
                     raise RunError(f'{self._describe(record, i)}: a {type(value).__name__} is '
                                    'neither a torch tensor nor a number', op=record.name,
                                    kind='argument')
             result, copy_back = self._output_for(record, out, shape, dtype, first_tensor, torch)
-            kept.append(self._tensor_of(result, None, record, self._output_slot))
+            written = self._tensor_of(result, None, record, self._output_slot)
+            if out is not None:
+                if written is out:
+                    for i, used in enumerate(kept):
+                        if _overlap_in_part(used, out):
+                            raise RunError(f'{self._describe(record, i)} and out share some of '
+                                           'their memory: the cores would read elements they '
+                                           'have already written; give out a tensor of its '
+                                           'own, or the input itself', op=record.name,
+                                           kind='argument')
+                _mark_written(out)
+            kept.append(written)
             status = self._run(self._handle, index, self._arguments_pointer, count,
                                self._output_pointer, seconds, self._error_pointer)
             failure = _error_of(self._error) if status != 0 else None
+            if failure is not None and failure.kind == 'timeout':
+                _abandoned.extend(kept)
             printed, warned = self._printed, self._warned
             self._printed, self._warned = [], []
         for core, text in printed:
@@ -469,6 +534,21 @@ class Library:
             return copy_back
         return result
 
+    @staticmethod
+    def _sizes(shape, record):
+        """shape= as a tuple of sizes; a number is one size, as torch.empty
+        takes it."""
+        sizes = (shape,) if isinstance(shape, numbers.Integral) else shape
+        try:
+            sizes = tuple(sizes)
+        except TypeError:
+            sizes = None
+        if sizes is None or not all(isinstance(size, numbers.Integral) and
+                                    not isinstance(size, bool) and size >= 0 for size in sizes):
+            raise RunError(f'shape={shape!r}: expected the sizes of the output, whole numbers '
+                           '>= 0, e.g. (2, 3)', op=record.name, kind='usage')
+        return tuple(int(size) for size in sizes)
+
     def _output_for(self, record, out, shape, dtype, first_tensor, torch):
         """The tensor the cores write into, and the caller's out when that
         is another (a non-contiguous out is written through a copy)."""
@@ -479,16 +559,23 @@ class Library:
             if not isinstance(out, torch.Tensor):
                 raise RunError(f'out is a {type(out).__name__}, not a torch tensor',
                                op=record.name, kind='usage')
-            if out.is_contiguous():
+            if out.is_contiguous() and not out.is_neg():
                 return out, None
+            if out.layout == torch.strided and torch._debug_has_internal_overlap(out) == 1:
+                raise RunError(f"{record.name}'s output has elements that share memory (an "
+                               'expanded tensor): the cores would write each of them more than '
+                               'once; give out a tensor of its own', op=record.name,
+                               kind='argument')
             # A copy, so that what the kernel does not write stays as it was.
-            return out.contiguous(), out
+            return out.resolve_neg().contiguous(), out
         if first_tensor is None and (shape is None or dtype is None):
             raise RunError(f'{record.name} has no tensor argument to take the output\'s shape and '
                            'dtype from; give shape= and dtype=', op=record.name, kind='usage')
         if dtype is not None and not isinstance(dtype, torch.dtype):
             raise RunError(f'dtype={dtype!r}: expected a torch dtype, e.g. torch.float32',
                            op=record.name, kind='usage')
+        if shape is not None:
+            shape = self._sizes(shape, record)
         poison = _poison.get(dtype if dtype is not None else first_tensor.dtype)
         if shape is None and dtype is None and first_tensor.is_contiguous():
             result = torch.empty_like(first_tensor)

@@ -11,8 +11,10 @@ import os
 import shutil
 import subprocess
 import sys
+import signal
 import tempfile
 import threading
+import time
 import unittest
 import warnings
 
@@ -383,6 +385,137 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(os.waitstatus_to_exitcode(status), 0,
                          'in a forked child the parent\'s library raises kind "unusable"')
         self.assertTrue(torch.equal(library.run('relu', x), x), 'and goes on in the parent')
+
+    def test_buffers_a_lost_core_may_write_are_kept(self):
+        """Mischief 30 blocks SIGURG, so the time limit cannot stop it, and
+        it goes on writing into the output: the call's tensors must never
+        be freed, not even when the interpreter ends (else the core writes
+        into memory that another object got, or into unmapped memory).  In
+        a process of its own, which ends with the lost core."""
+        script = ('import gc, time, weakref, torch\n'
+                  'from build_custom_op import runner\n'
+                  f'library = runner.open({SINGLE!r}, timeout=0.2)\n'
+                  'x, out = torch.ones(1024), torch.zeros(1024)\n'
+                  'inputs, outputs = weakref.ref(x), weakref.ref(out)\n'
+                  'try:\n'
+                  '    library.run("mischief", x, 30, 0, out=out)\n'
+                  'except runner.RunError as error:\n'
+                  '    print(error.kind)\n'
+                  'del x, out\n'
+                  'gc.collect()\n'
+                  'print(inputs() is not None, outputs() is not None)\n'
+                  'time.sleep(0.2)\n'
+                  'print(outputs()[0].item())\n')
+        done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
+                              env=dict(os.environ, PYTHONPATH=os.path.join(tap.TOP, 'python')),
+                              timeout=60)
+        self.assertEqual((done.returncode, done.stdout), (0, 'timeout\nTrue True\n16777216.0\n'),
+                         done.stderr)
+
+    def test_fork_while_another_thread_runs_an_op(self):
+        library = self.open(SINGLE, timeout=2)
+        x = torch.ones(4)
+        started = threading.Event()
+
+        def stuck():
+            started.set()
+            with contextlib.suppress(runner.RunError):
+                library.run('mischief', x, 5, 0)   # a loop, until the time limit
+
+        thread = threading.Thread(target=stuck)
+        thread.start()
+        started.wait()
+        time.sleep(0.3)   # inside run, holding the library's turn
+        child = os.fork()
+        if child == 0:
+            try:
+                library.run('relu', x)
+                code = 1
+            except runner.RunError as error:
+                code = 0 if error.kind == 'unusable' else 2
+            os._exit(code)
+        for _ in range(100):
+            done, status = os.waitpid(child, os.WNOHANG)
+            if done:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)
+            status = None
+        thread.join()
+        self.assertIsNotNone(status, 'the child hung on the lock the parent\'s thread held')
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+
+    def test_out_bumps_the_version_counter(self):
+        library = self.open()
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = torch.zeros(3)
+        loss = (a * w).sum()    # saves w
+        version = w._version
+        library.run('relu', torch.tensor([1.0, -2.0, 3.0]), out=w)
+        self.assertGreater(w._version, version)
+        with self.assertRaisesRegex(RuntimeError, 'modified by an inplace operation'):
+            loss.backward()
+        leaf = torch.zeros(3, requires_grad=True)
+        with self.assertRaisesRegex(RuntimeError, 'a leaf Variable that requires grad'):
+            library.run('relu', torch.ones(3), out=leaf)
+        self.assertEqual(leaf.tolist(), [0.0, 0.0, 0.0], 'refused before the kernel ran')
+
+    def test_negative_views_are_read_and_written_as_they_show(self):
+        library = self.open()
+        x = torch.tensor([1.5, -2.0, 0.25, -3.0])
+        negative = torch._neg_view(x)
+        self.assertTrue(torch.equal(library.run('relu', negative), torch.relu(-x)))
+        base = torch.zeros(4)
+        out = torch._neg_view(base)
+        self.assertIs(library.run('relu', x, out=out), out)
+        self.assertEqual(out.tolist(), [1.5, 0.0, 0.25, 0.0])
+        self.assertEqual(base.tolist(), [-1.5, 0.0, -0.25, 0.0])
+
+    def test_an_output_that_overlaps_an_input_in_part(self):
+        library = self.open()
+        base = torch.linspace(-4, 4, 200)
+        before = base.clone()
+        with self.assertRaises(runner.RunError) as caught:
+            library.run('relu', base[:150], out=base[50:])
+        self.assertEqual((caught.exception.message, caught.exception.kind),
+                         ('relu argument 1 (Tensor x) and out share some of their memory: the '
+                          'cores would read elements they have already written; give out a '
+                          'tensor of its own, or the input itself', 'argument'))
+        self.assertTrue(torch.equal(base, before), 'refused before the kernel ran')
+        same = base[:150]
+        self.assertIs(library.run('relu', same, out=same), same)
+        self.assertTrue(torch.equal(base[:150], torch.relu(before[:150])))
+
+    def test_arguments_refused_with_a_message(self):
+        library = self.open()
+        fake = self.open(self.fake)
+        x = torch.ones(10)
+        cases = [
+            (lambda: fake.run('axpby', x, x, 3, 0.5, 12.0, shape=(10,), dtype=torch.float32),
+             'argument', 'axpby argument 5 (int n): 12.0 is not an integer'),
+            (lambda: library.run('relu', torch.ones(4).to_sparse()), 'argument',
+             'relu argument 1 (Tensor x) is a torch.sparse_coo tensor; the device takes dense '
+             '(strided) tensors'),
+            (lambda: library.run('relu', x, out=torch.zeros(1).expand(10)), 'argument',
+             "relu's output has elements that share memory (an expanded tensor): the cores "
+             'would write each of them more than once; give out a tensor of its own'),
+            (lambda: fake.run('fill', 1, shape=[2.5], dtype=torch.int64), 'usage',
+             'shape=[2.5]: expected the sizes of the output, whole numbers >= 0, e.g. (2, 3)'),
+        ]
+        for call, kind, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaises(runner.RunError) as caught:
+                    call()
+                self.assertEqual((caught.exception.message, caught.exception.kind),
+                                 (message, kind))
+        self.assertEqual(fake.run('fill', 5, shape=3, dtype=torch.int64).tolist(), [5, 5, 5])
+        import numpy
+        made = fake.run('axpby', x, x, numpy.float32(2.0), numpy.float64(0.5), numpy.int64(1),
+                        shape=(10,), dtype=torch.float32)
+        self.assertEqual(made.tolist(), fake.run('axpby', x, x, 2.0, 0.5, 1, shape=(10,),
+                                                 dtype=torch.float32).tolist())
 
     def test_close(self):
         with runner.open(MULTI) as library:

@@ -118,6 +118,16 @@ torch::Tensor mischief(const torch::Tensor &x, int how, int core)
         for (;;)
             __asm__ __volatile__("");
     }
+    case 30: { // as 10, writing 1, 2, 3 ... into its output's first element
+        sigset_t urgent;
+        sigemptyset(&urgent);
+        sigaddset(&urgent, SIGURG);
+        sigprocmask(SIG_BLOCK, &urgent, nullptr);
+        float *value = static_cast<float *>(torch::neuron::tcm_malloc(sizeof(float)));
+        auto to = out.tcm_accessor();
+        for (*value = 1;; *value += 1)
+            to.tcm_to_tensor<float>(value, 0, 1);
+    }
     default:
         break;
     }
