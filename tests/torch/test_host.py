@@ -6,13 +6,17 @@ an autograd.Function, TorchScript (saved and loaded in a fresh process),
 tracing, a C++ caller through the dispatcher, and bundles loaded in a fresh
 process."""
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -137,6 +141,76 @@ class HostTest(unittest.TestCase):
         self.expect_fault(lambda: torch.ops.test_ops.fault(y, 2), 0, 'fault',
                           r'^core 0: op fault: .*(SIGSEGV|segmentation)')
         self.assertSameBits(torch.ops.test_ops.fault(y, 0), y)
+
+    def test_a_time_limit(self):
+        from build_custom_op import custom_op
+        torch = self.torch
+        bundle = os.path.join(state['work'], 'fixture', 'libfixture.so')
+        y = torch.ones(3)
+        for how in ('argument', 'environment'):
+            with self.subTest(given_by=how):
+                if how == 'argument':
+                    custom_op.load_library(bundle, target='host', timeout=0.3)
+                else:
+                    os.environ['CUSTOM_OP_TIMEOUT'] = '0.3'
+                    self.addCleanup(os.environ.pop, 'CUSTOM_OP_TIMEOUT', None)
+                    custom_op.load_library(bundle, target='host')
+                    del os.environ['CUSTOM_OP_TIMEOUT']
+                self.expect_fault(lambda: torch.ops.test_ops.fault(y, 3), 0, 'fault',
+                                  r'^core 0: op fault: still running when the time limit of '
+                                  r'0\.3 s passed')
+                # The build is opened again for the next call.
+                self.assertSameBits(torch.ops.test_ops.fault(y, 0), y)
+        custom_op.load_library(bundle, target='host')
+        os.environ['CUSTOM_OP_TIMEOUT'] = 'soon'
+        with self.assertRaises(custom_op.CustomOpError) as caught:
+            custom_op.load_library(bundle, target='host')
+        del os.environ['CUSTOM_OP_TIMEOUT']
+        self.assertEqual((caught.exception.message, caught.exception.kind),
+                         ("$CUSTOM_OP_TIMEOUT is 'soon': give the seconds a call of an op may "
+                          'take, a number above 0 (or leave it out: no limit)', 'usage'))
+        with self.assertRaises(custom_op.CustomOpError) as caught:
+            custom_op.load_library(bundle, target='host', timeout=0)
+        self.assertEqual(caught.exception.message, 'timeout is 0: give the seconds a call of '
+                         'an op may take, a number above 0 (or leave it out: no limit)')
+
+    def test_fork_while_another_thread_runs_an_op(self):
+        from build_custom_op import custom_op
+        torch = self.torch
+        bundle = os.path.join(state['work'], 'fixture', 'libfixture.so')
+        custom_op.load_library(bundle, target='host', timeout=1.5)
+        self.addCleanup(custom_op.load_library, bundle, target='host')
+        started = threading.Event()
+
+        def stuck():
+            started.set()
+            with contextlib.suppress(self.runner.RunError):
+                torch.ops.test_ops.fault(torch.ones(3), 3)   # until the time limit
+
+        thread = threading.Thread(target=stuck)
+        thread.start()
+        started.wait()
+        time.sleep(0.3)   # inside the kernel, holding the library's turn
+        child = os.fork()
+        if child == 0:
+            try:
+                torch.ops.test_ops.twice(torch.ones(3))
+                code = 1
+            except self.runner.RunError as error:
+                code = 0 if error.kind == 'unusable' else 2
+            os._exit(code)
+        for _ in range(100):
+            done, status = os.waitpid(child, os.WNOHANG)
+            if done:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)
+            status = None
+        thread.join()
+        self.assertIsNotNone(status, "the child hung on a lock the parent's thread held")
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0)
 
     def test_inputs_the_device_cannot_take_are_refused(self):
         torch = self.torch
