@@ -103,10 +103,15 @@ def _key(kind, sources, extra_cflags, include_paths):
 @contextlib.contextmanager
 def _locked(directory, mode):
     """Holds an flock (fcntl.LOCK_SH or LOCK_EX) on directory/.lock:
-    released when the process ends, however it ends."""
+    released when the process ends, however it ends.  A shared lock only
+    reads (a cache on a read-only file system can be used)."""
     path = os.path.join(directory, _LOCK)
+    flags = os.O_RDONLY if mode == fcntl.LOCK_SH else os.O_RDWR | os.O_CREAT
     try:
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, 'O_CLOEXEC', 0), 0o644)
+        descriptor = os.open(path, flags | getattr(os, 'O_CLOEXEC', 0), 0o644)
+    except FileNotFoundError:
+        yield   # an entry that was never built whole: nothing to wait for
+        return
     except OSError as error:
         raise TorchBuildError(f'cannot open the cache lock {path}: {error.strerror}; set '
                               f'{CACHE_VARIABLE} to a writable directory') from None

@@ -299,6 +299,68 @@ class DeviceTest(tap.FakeToolchainTest):
                      'bad.so has no metadata.json: it is not a bundle made by '
                      'custom_op.load(), or it was cut short (it holds: libfixtureshapefcn.so)')
 
+    def test_a_member_cut_short(self):
+        members = self.archive.read(self.good_bundle())
+        whole = len(dict(members)['libfixtureshapefcn.so'])
+        cut = [(name, data[:whole // 2] if name == 'libfixtureshapefcn.so' else data)
+               for name, data in members]
+        shutil.rmtree('bundles')
+        from build_custom_op import _elf
+        problem = _elf.incomplete(dict(cut)['libfixtureshapefcn.so'])
+        self.assertRegex(problem, rf'^it has {whole // 2} bytes, but its ELF headers describe '
+                         r'\d+$')
+        self.refused(self.archive.build(cut), 'bad.so: its member libfixtureshapefcn.so is not '
+                     f'a whole shared library: {problem}; rebuild the bundle with '
+                     'custom_op.load()')
+
+    def test_the_extraction_is_checked_byte_for_byte(self):
+        self.load(build_directory='out')
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            old_mask = os.umask(0)
+            try:
+                self.custom_op.load_library('out/libfixture.so')
+            finally:
+                os.umask(old_mask)
+        extracted = os.path.join(self.work, 'bundles', os.listdir('bundles')[0])
+        for name in os.listdir(extracted):
+            with self.subTest(member=name):
+                self.assertEqual(os.stat(os.path.join(extracted, name)).st_mode & 0o7777, 0o644)
+        self.assertEqual(os.stat(extracted).st_mode & 0o7777, 0o755)
+        member = os.path.join(extracted, 'libfixturecustomop.packed.so')
+        with open(member, 'rb') as stream:
+            original = stream.read()
+        with open(member, 'r+b') as stream:   # a flipped byte, the size unchanged
+            stream.seek(len(original) // 2)
+            stream.write(bytes([original[len(original) // 2] ^ 0xff]))
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            self.custom_op.load_library('out/libfixture.so')
+        with open(member, 'rb') as stream:
+            self.assertEqual(stream.read(), original)
+
+    def test_an_extraction_root_that_cannot_be_used(self):
+        self.load(build_directory='out')
+        os.mkdir('real')
+        os.symlink('real', 'link')
+        cases = [
+            ('link', f'{self.work}/link is a symbolic link (to real), which another user could '
+                     'have made point elsewhere'),
+            ('/dev/null/bundles', '/dev/null/bundles cannot be created: Not a directory'),
+        ]
+        for root, problem in cases:
+            path = root if root.startswith('/') else os.path.join(self.work, root)
+            os.environ['BUILD_CUSTOM_OP_BUNDLES'] = path
+            with self.subTest(root=root):
+                with self.assertRaises(self.custom_op.CustomOpError) as caught:
+                    self.custom_op.load_library('out/libfixture.so')
+                self.assertEqual(caught.exception.message,
+                                 "load_library('out/libfixture.so'): step 2 of 4, extracting "
+                                 f'the bundle [out/libfixture.so]: cannot extract bundles into '
+                                 f'{path}: {problem}; the directory must be one of this user '
+                                 'that no one else can write: set BUILD_CUSTOM_OP_BUNDLES to '
+                                 'such a directory')
+
     def test_a_bundle_of_the_other_target(self):
         data = self.good_bundle()
         shutil.rmtree('bundles')

@@ -400,6 +400,30 @@ class HostTest(unittest.TestCase):
                          "CUSTOM_OP_TARGET=host), or build it again with custom_op.load(..., "
                          "target='xtensa')")
 
+    def test_a_damaged_compute_library_in_a_bundle(self):
+        from build_custom_op import _archive, custom_op
+        with open(os.path.join(state['work'], 'faults', 'librelu.so'), 'rb') as stream:
+            members = _archive.read(stream.read())
+        damaged = []
+        for name, data in members:
+            if name == 'librelucustomop_cpu3.so':   # metadata.json records only cpu0's md5
+                data = data[:len(data) // 2] + bytes([data[len(data) // 2] ^ 0xff]) + \
+                    data[len(data) // 2 + 1:]
+            damaged.append((name, data))
+        path = os.path.join(state['work'], 'damaged.so')
+        with open(path, 'wb') as stream:
+            stream.write(_archive.build(damaged))
+        with self.assertRaises(custom_op.CustomOpError) as caught:
+            custom_op.load_library(path, target='host')
+        self.assertEqual(caught.exception.step, 'registering the ops')
+        self.assertRegex(caught.exception.message, r'(?s)librelucustomop_cpu3\.so.*\n\('
+                         f'{re.escape(path)} holds these compute libraries, and one of them is '
+                         r'damaged: build the bundle again with custom_op\.load\(\), or get '
+                         r'an undamaged copy of it\)$')
+        # The ops still run the compute library loaded before.
+        x = self.torch.linspace(-1.0, 1.0, 9)
+        self.assertSameBits(self.torch.ops.my_ops.relu_forward(x), self.torch.relu(x))
+
     def test_load_library_in_a_fresh_process(self):
         python = tap.torch_python() or sys.executable
         script = (
