@@ -438,11 +438,11 @@ void number_argument(const c10::IValue &value, const OpEntry &entry, size_t inde
 /* The output the shape function's result stands for: that tensor itself
  * when it is one the kernel may write (new, contiguous, of its own), else
  * a new one of its sizes and dtype. */
-at::Tensor output_of(const c10::IValue &result, const OpEntry &entry)
+at::Tensor output_of(c10::IValue result, const OpEntry &entry)
 {
     TORCH_CHECK_TYPE(result.isTensor(), "the shape function of ", entry.qualified, " returned ",
                      result.tagKind(), ", not a tensor");
-    at::Tensor shape = result.toTensor();
+    at::Tensor shape = std::move(result).toTensor();
     TORCH_CHECK_VALUE(rco_dtype_of(shape.scalar_type()) >= 0, "the shape function of ",
                       entry.qualified, " returned dtype ", dtype_name(shape.scalar_type()),
                       ", which the device does not have; its dtypes are ", device_dtypes);
@@ -542,7 +542,7 @@ private:
         shape_stack.insert(shape_stack.end(), values.begin(), values.end());
         op.callBoxedForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd, shape_stack);
         c10::IValue result = std::move(shape_stack.back());
-        shape_stack.clear();
+        shape_stack.clear(); // holds no reference to the result, nor to the arguments
         return result;
     }
 
