@@ -163,6 +163,14 @@ _bridge = None
 _bridge_lock = threading.Lock()
 
 
+def _after_fork():
+    global _bridge_lock
+    _bridge_lock = threading.Lock()   # another thread of the parent may have held it
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
 def bridge():
     """The process's _Bridge."""
     global _bridge

@@ -7,6 +7,7 @@ tracing, a C++ caller through the dispatcher, and bundles loaded in a fresh
 process."""
 
 import contextlib
+import io
 import json
 import os
 import re
@@ -18,6 +19,7 @@ import tempfile
 import threading
 import time
 import unittest
+import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture  # noqa: E402
@@ -211,6 +213,23 @@ class HostTest(unittest.TestCase):
         thread.join()
         self.assertIsNotNone(status, "the child hung on a lock the parent's thread held")
         self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+
+    def test_what_a_kernel_prints_and_warns(self):
+        torch = self.torch
+        y = torch.ones(2)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            self.assertSameBits(torch.ops.test_ops.fault(y, 4), y)
+        self.assertEqual(printed.getvalue(), 'fault: mode 4\n')
+        self.assertEqual([(w.category, str(w.message), w.filename) for w in caught],
+                         [(self.runner.RunWarning, 'core 0: op fault: mode 4 warns', __file__)])
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter('error')
+            with self.assertRaises(self.runner.RunWarning) as raised:
+                torch.ops.test_ops.fault(y, 4)
+        self.assertEqual(str(raised.exception), 'core 0: op fault: mode 4 warns')
+        self.assertSameBits(torch.ops.test_ops.fault(y, 0), y)
 
     def test_inputs_the_device_cannot_take_are_refused(self):
         torch = self.torch

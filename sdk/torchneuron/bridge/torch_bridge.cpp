@@ -200,9 +200,13 @@ void hand_over_output()
     PyObject *warnings = PyList_New(0);
     bool ok = text && warnings;
     for (size_t i = 0; ok && i < taken.text.size(); i++) {
-        PyObject *item = Py_BuildValue("(iy#)", taken.text[i].first, taken.text[i].second.data(),
-                                       static_cast<Py_ssize_t>(taken.text[i].second.size()));
+        PyObject *core = PyLong_FromLong(taken.text[i].first);
+        PyObject *bytes = PyBytes_FromStringAndSize(
+            taken.text[i].second.data(), static_cast<Py_ssize_t>(taken.text[i].second.size()));
+        PyObject *item = core && bytes ? PyTuple_Pack(2, core, bytes) : nullptr;
         ok = item && PyList_Append(text, item) == 0;
+        Py_XDECREF(core);
+        Py_XDECREF(bytes);
         Py_XDECREF(item);
     }
     for (size_t i = 0; ok && i < taken.warnings.size(); i++) {
