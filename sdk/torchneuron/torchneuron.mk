@@ -38,9 +38,10 @@ bench: bench-torch
 
 .PHONY: bench-torch
 
-# make lint also compiles register.h with the warnings of the project's code.
-lint: lint-register-h
-lint-register-h:
-	sh sdk/torchneuron/check-register-h.sh
+# make lint also compiles register.h and the bridge with the warnings of the
+# project's code.
+lint: lint-torchneuron
+lint-torchneuron:
+	sh sdk/torchneuron/check-sources.sh
 
-.PHONY: lint-register-h
+.PHONY: lint-torchneuron
