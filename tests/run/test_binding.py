@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-import signal
 import tempfile
 import threading
 import time
@@ -370,9 +369,10 @@ class RunnerTest(unittest.TestCase):
             thread.join()
         self.assertEqual(wrong, [])
 
-    def test_fork(self):
-        library = self.open(SINGLE)
-        x = torch.ones(4)
+    @staticmethod
+    def run_in_a_child(library, x):
+        """The exit code of a child of fork() that runs relu on library: 0
+        when it raises kind 'unusable', None when it hangs."""
         child = os.fork()
         if child == 0:
             try:
@@ -381,8 +381,13 @@ class RunnerTest(unittest.TestCase):
             except runner.RunError as error:
                 code = 0 if error.kind == 'unusable' else 2
             os._exit(code)
-        _, status = os.waitpid(child, 0)
-        self.assertEqual(os.waitstatus_to_exitcode(status), 0,
+        status = tap.wait_for_child(child, 10)
+        return None if status is None else os.waitstatus_to_exitcode(status)
+
+    def test_fork(self):
+        library = self.open(SINGLE)
+        x = torch.ones(4)
+        self.assertEqual(self.run_in_a_child(library, x), 0,
                          'in a forked child the parent\'s library raises kind "unusable"')
         self.assertTrue(torch.equal(library.run('relu', x), x), 'and goes on in the parent')
 
@@ -426,26 +431,10 @@ class RunnerTest(unittest.TestCase):
         thread.start()
         started.wait()
         time.sleep(0.3)   # inside run, holding the library's turn
-        child = os.fork()
-        if child == 0:
-            try:
-                library.run('relu', x)
-                code = 1
-            except runner.RunError as error:
-                code = 0 if error.kind == 'unusable' else 2
-            os._exit(code)
-        for _ in range(100):
-            done, status = os.waitpid(child, os.WNOHANG)
-            if done:
-                break
-            time.sleep(0.05)
-        else:
-            os.kill(child, signal.SIGKILL)
-            os.waitpid(child, 0)
-            status = None
+        code = self.run_in_a_child(library, x)
         thread.join()
-        self.assertIsNotNone(status, 'the child hung on the lock the parent\'s thread held')
-        self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+        self.assertIsNotNone(code, 'the child hung on the lock the parent\'s thread held')
+        self.assertEqual(code, 0)
 
     def test_out_bumps_the_version_counter(self):
         library = self.open()

@@ -12,7 +12,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -47,6 +46,20 @@ def tearDownModule():
     shutil.rmtree(state['work'], ignore_errors=True)
     os.environ.clear()
     os.environ.update(state['environment'])
+
+
+def in_a_fresh_process(lines, *argv, bundles='fresh'):
+    """Runs the script lines after loading the fixture's bundle, in a process
+    of its own in the work directory; returns (exit status, stdout, stderr)."""
+    python = tap.torch_python() or sys.executable
+    script = ('import sys, torch\n'
+              f'sys.path.insert(0, {os.path.join(fixture.TOP, "python")!r})\n'
+              'from build_custom_op import custom_op\n'
+              "custom_op.load_library('fixture/libfixture.so', target='host')\n" + lines)
+    environment = dict(os.environ, BUILD_CUSTOM_OP_BUNDLES=os.path.join(state['work'], bundles))
+    done = subprocess.run([python, '-c', script, *argv], cwd=state['work'], env=environment,
+                          capture_output=True, text=True)
+    return done.returncode, done.stdout, done.stderr
 
 
 def source_of(path, text):
@@ -201,15 +214,7 @@ class HostTest(unittest.TestCase):
             except self.runner.RunError as error:
                 code = 0 if error.kind == 'unusable' else 2
             os._exit(code)
-        for _ in range(100):
-            done, status = os.waitpid(child, os.WNOHANG)
-            if done:
-                break
-            time.sleep(0.05)
-        else:
-            os.kill(child, signal.SIGKILL)
-            os.waitpid(child, 0)
-            status = None
+        status = tap.wait_for_child(child, 10)
         thread.join()
         self.assertIsNotNone(status, "the child hung on a lock the parent's thread held")
         self.assertEqual(os.waitstatus_to_exitcode(status), 0)
@@ -361,20 +366,11 @@ class HostTest(unittest.TestCase):
 
         saved = os.path.join(state['work'], 'model.pt')
         torch.jit.script(Model()).save(saved)
-        python = tap.torch_python() or sys.executable
-        script = (
-            'import sys, torch\n'
-            f'sys.path.insert(0, {os.path.join(fixture.TOP, "python")!r})\n'
-            'from build_custom_op import custom_op\n'
-            "custom_op.load_library('fixture/libfixture.so', target='host')\n"
+        status, stdout, stderr = in_a_fresh_process(
             'model = torch.jit.load(sys.argv[1])\n'
-            'print(model(torch.tensor([1.5, -2.0, 0.25])).tolist())\n')
-        environment = dict(os.environ, BUILD_CUSTOM_OP_BUNDLES=os.path.join(state['work'],
-                                                                            'fresh'))
-        done = subprocess.run([python, '-c', script, saved], cwd=state['work'],
-                              env=environment, capture_output=True, text=True)
-        self.assertEqual((done.returncode, done.stdout), (0, '[-4.5, -1.0, -3.25]\n'),
-                         done.stderr)
+            'print(model(torch.tensor([1.5, -2.0, 0.25])).tolist())\n', saved,
+            bundles='fresh-script')
+        self.assertEqual((status, stdout), (0, '[-4.5, -1.0, -3.25]\n'), stderr)
 
     def test_a_cpp_caller_through_the_dispatcher(self):
         torch = self.torch
@@ -444,21 +440,11 @@ class HostTest(unittest.TestCase):
         self.assertSameBits(self.torch.ops.my_ops.relu_forward(x), self.torch.relu(x))
 
     def test_load_library_in_a_fresh_process(self):
-        python = tap.torch_python() or sys.executable
-        script = (
-            'import sys, torch\n'
-            f'sys.path.insert(0, {os.path.join(fixture.TOP, "python")!r})\n'
-            'from build_custom_op import custom_op\n'
-            "custom_op.load_library('fixture/libfixture.so', target='host')\n"
+        status, stdout, stderr = in_a_fresh_process(
             'x = torch.tensor([1.5, -2.0, 0.25])\n'
             'print(torch.ops.test_ops.scale(x, 2, 0.5, 3).tolist())\n'
             'print(torch.ops.test_ops.row_sums(torch.ones(2, 5)).tolist())\n')
-        environment = dict(os.environ, BUILD_CUSTOM_OP_BUNDLES=os.path.join(state['work'],
-                                                                            'fresh'))
-        done = subprocess.run([python, '-c', script], cwd=state['work'], env=environment,
-                              capture_output=True, text=True)
-        self.assertEqual((done.returncode, done.stdout), (0, '[4.5, 1.0, 3.25]\n[5.0, 5.0]\n'),
-                         done.stderr)
+        self.assertEqual((status, stdout), (0, '[4.5, 1.0, 3.25]\n[5.0, 5.0]\n'), stderr)
         self.assertEqual(len(os.listdir(os.path.join(state['work'], 'fresh'))), 1)
 
     def test_a_missing_compute_function_and_one_of_another_signature(self):

@@ -123,18 +123,6 @@ std::string layout_name(at::Layout layout)
     }
 }
 
-const char *kind_name(char kind)
-{
-    switch (kind) {
-    case 'T': return "Tensor";
-    case 'S': return "Scalar";
-    case 'i': return "int";
-    case 'f': return "float";
-    case 'l': return "long long";
-    default: return "?";
-    }
-}
-
 /* What each kind of the runner's record is in an inferred schema. */
 bool kind_fits(char kind, const c10::TypePtr &type)
 {
@@ -380,28 +368,29 @@ void keep_for_ever(const at::Tensor *tensors, size_t count)
 
 /* ---- the kernels ------------------------------------------------------------ */
 
-std::string describe(const OpEntry &entry, size_t index, char kind)
+/* "argument 2 (Scalar) of ns::op", with the type the op's schema gives it. */
+std::string describe(const c10::OperatorHandle &op, size_t index)
 {
-    return "argument " + std::to_string(index + 1) + " (" + kind_name(kind) + ") of " +
-           entry.qualified;
+    return "argument " + std::to_string(index + 1) + " (" +
+           op.schema().arguments()[index].type()->str() + ") of " + op.schema().name();
 }
 
 /* A tensor argument as the cores take it: on the CPU, dense, of a device
  * dtype; a negative view resolved and other layouts copied to contiguous
  * memory (a dtype is never converted).  Returns the tensor whose memory
  * the cores use. */
-at::Tensor usable_tensor(const at::Tensor &tensor, const OpEntry &entry, size_t index,
+at::Tensor usable_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op, size_t index,
                          struct rco_tensor *out)
 {
-    TORCH_CHECK_VALUE(tensor.defined(), describe(entry, index, 'T'), " is an undefined tensor");
-    TORCH_CHECK_VALUE(tensor.device().is_cpu(), describe(entry, index, 'T'), " is on ",
+    TORCH_CHECK_VALUE(tensor.defined(), describe(op, index), " is an undefined tensor");
+    TORCH_CHECK_VALUE(tensor.device().is_cpu(), describe(op, index), " is on ",
                       tensor.device(), "; the host emulator runs on CPU tensors: pass it with "
                       ".cpu()");
-    TORCH_CHECK_VALUE(tensor.layout() == at::kStrided, describe(entry, index, 'T'), " is a ",
+    TORCH_CHECK_VALUE(tensor.layout() == at::kStrided, describe(op, index), " is a ",
                       layout_name(tensor.layout()), " tensor; the device takes dense (strided) "
                       "tensors");
     int dtype = rco_dtype_of(tensor.scalar_type());
-    TORCH_CHECK_VALUE(dtype >= 0, describe(entry, index, 'T'), " has dtype ",
+    TORCH_CHECK_VALUE(dtype >= 0, describe(op, index), " has dtype ",
                       dtype_name(tensor.scalar_type()), ", which the device does not have; its "
                       "dtypes are ", device_dtypes);
     at::Tensor used = tensor.is_neg() ? tensor.resolve_neg() : tensor;
@@ -420,7 +409,7 @@ at::Tensor usable_tensor(const at::Tensor &tensor, const OpEntry &entry, size_t 
 }
 
 /* A number argument: the runner converts it by the schema's kind. */
-void number_argument(const c10::IValue &value, const OpEntry &entry, size_t index, char kind,
+void number_argument(const c10::IValue &value, const c10::OperatorHandle &op, size_t index,
                      struct rco_argument *out)
 {
     out->text = nullptr;
@@ -434,7 +423,7 @@ void number_argument(const c10::IValue &value, const OpEntry &entry, size_t inde
         out->type = RCO_ARGUMENT_REAL;
         out->real = value.toDouble();
     } else {
-        TORCH_CHECK_TYPE(false, describe(entry, index, kind), " must be a real number, not ",
+        TORCH_CHECK_TYPE(false, describe(op, index), " must be a real number, not ",
                          value.isComplexDouble() ? "complex" : value.tagKind());
     }
 }
@@ -505,9 +494,9 @@ public:
             char kind = binding->kinds[i];
             if (kind == 'T') {
                 arguments[i].type = RCO_ARGUMENT_TENSOR;
-                used[i] = usable_tensor(values[i].toTensor(), entry, i, &arguments[i].tensor);
+                used[i] = usable_tensor(values[i].toTensor(), op, i, &arguments[i].tensor);
             } else {
-                number_argument(values[i], entry, i, kind, &arguments[i]);
+                number_argument(values[i], op, i, &arguments[i]);
             }
         }
         at::Tensor output = output_of(shape_function_result(op, values), entry);
