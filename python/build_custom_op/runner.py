@@ -458,9 +458,9 @@ class Library:
         passes, RunError of kind 'timeout' names the cores still running;
         they are stopped, and the library runs no more ops: close it and
         open the build again.  The call's tensors are then kept until the
-        process ends: a core that did not stop may still use them.  The kernel's printf output and the runtime's
-        warnings reach on_print and on_warning before run returns, also
-        when it raises."""
+        process ends: a core that did not stop may still use them.  The
+        kernel's printf output and the runtime's warnings reach on_print and
+        on_warning before run returns, also when it raises."""
         if isinstance(op, Op):
             op = op.name
         index = self._index.get(op) if isinstance(op, str) else None
