@@ -32,7 +32,7 @@ HOST_TESTS = tests/host/test_examples.sh tests/host/test_violations.sh tests/hos
 
 PROGRAMS += $(HOST_SDK)
 TESTS += $(HOST_TESTS)
-CLEAN += sdk/host/obj sdk/host/lib tests/host/driver
+CLEAN += sdk/host/obj sdk/host/lib tests/host/driver tests/host/sanitized_calls
 INSTALL_TARGETS += install-host-sdk
 
 sdk/host/obj/%.o: sdk/host/runtime/%.cpp
@@ -75,7 +75,13 @@ tests/host/driver: tests/host/driver.cpp sdk/host/include/neuron/host_abi.h
 	$(CXX) -std=c++14 -Wall -Wextra -Wpedantic -Werror -Isdk/host/include $(CXXFLAGS) \
 		-o $@ tests/host/driver.cpp -ldl -lpthread
 
+# test_sanitize.sh's program: calls ops through libruncustomop's C API.
+tests/host/sanitized_calls: tests/host/sanitized_calls.c libruncustomop.a include/runcustomop.h
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/host/sanitized_calls.c libruncustomop.a \
+		$(RCO_LIBS)
+
 $(HOST_TESTS): tests/host/driver $(HOST_SDK)
+tests/host/test_sanitize.sh: tests/host/sanitized_calls build-custom-op run-custom-op
 
 install-host-sdk: $(HOST_SDK)
 	mkdir -p $(DESTDIR)$(PREFIX)/lib/build-custom-op/sdk/host/lib/address

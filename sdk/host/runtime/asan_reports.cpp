@@ -115,6 +115,11 @@ EXPORT void customop_host_report_summary(const char *report, char *summary, size
 {
     const char *kind = nullptr, *access = nullptr, *function = nullptr, *location = nullptr;
     size_t kind_length = 0, access_length = 0, function_length = 0, location_length = 0;
+    // On a stack, ASan names the variable: "[32, 64) 'local' (line 38) <==
+    // Memory access at offset 64 overflows this variable".
+    const char *variable = nullptr, *relation = nullptr;
+    size_t variable_length = 0, relation_length = 0;
+    static const char variable_marker[] = " <== Memory access at offset ";
     bool kernel_frame = false;
     static const char error_marker[] = "ERROR: AddressSanitizer: ";
     for (const char *line = report; line && *line; line = next_line(line)) {
@@ -137,6 +142,18 @@ EXPORT void customop_host_report_summary(const char *report, char *summary, size
             const char *at = strstr(line, " at 0x");
             if (at && at < line + length)
                 access_length = static_cast<size_t>(at - line);
+            continue;
+        }
+        const char *marker = variable ? nullptr : strstr(line, variable_marker);
+        const char *quote = marker ? static_cast<const char *>(memchr(line, '\'', static_cast<size_t>(marker - line)))
+                                   : nullptr;
+        if (quote && marker < line + length) {
+            variable = quote;
+            variable_length = static_cast<size_t>(marker - quote);
+            relation = marker + strlen(variable_marker);
+            relation += strspn(relation, "0123456789 ");
+            const char *end = strstr(relation, " this variable");
+            relation_length = end && end < line + length ? static_cast<size_t>(end - relation) : 0;
             continue;
         }
         const char *frame_function, *frame_location;
@@ -162,6 +179,10 @@ EXPORT void customop_host_report_summary(const char *report, char *summary, size
         used += static_cast<size_t>(
             snprintf(summary + used, size - used, ": %.*s", static_cast<int>(access_length), access));
     if (location && used < size)
-        snprintf(summary + used, size - used, " at %.*s in %.*s", static_cast<int>(location_length), location,
-                 static_cast<int>(function_length), function);
+        used += static_cast<size_t>(snprintf(summary + used, size - used, " at %.*s in %.*s",
+                                             static_cast<int>(location_length), location,
+                                             static_cast<int>(function_length), function));
+    if (variable && relation_length && used < size)
+        snprintf(summary + used, size - used, "; the access %.*s the variable %.*s", static_cast<int>(relation_length),
+                 relation, static_cast<int>(variable_length), variable);
 }

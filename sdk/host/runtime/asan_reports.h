@@ -27,7 +27,8 @@ void customop_host_reports_watch(struct customop_host_report_sink *sink);
 /* Writes into summary (size bytes) the one-line summary of an ASan report:
  * "AddressSanitizer: KIND: READ of size N at FILE:LINE:COLUMN in FUNCTION",
  * where the frame is the first one outside the sanitizer and the host SDK
- * (the kernel's). */
+ * (the kernel's), and for a stack address "; the access overflows the
+ * variable 'NAME' (line N)". */
 void customop_host_report_summary(const char *report, char *summary, size_t size);
 
 #ifdef __cplusplus
