@@ -28,7 +28,7 @@ HOST_SANITIZED_SDK = sdk/host/lib/address/libcustomop_host.a sdk/host/lib/addres
 HOST_SDK = sdk/host/lib/libcustomop_host.a $(HOST_CORE_OBJECTS) $(HOST_SANITIZED_SDK)
 HOST_TESTS = tests/host/test_examples.sh tests/host/test_violations.sh tests/host/test_stack.sh tests/host/test_ops.sh \
 	tests/host/test_compile_errors.sh tests/host/test_api.sh tests/host/test_coherence.sh tests/host/test_limits.sh \
-	tests/host/test_sanitize.sh
+	tests/host/test_sanitize.sh tests/host/test_gdb.sh
 
 PROGRAMS += $(HOST_SDK)
 TESTS += $(HOST_TESTS)
@@ -62,13 +62,17 @@ sdk/host/lib/undefined_handlers.o: sdk/host/runtime/ubsan_handlers.cpp
 	@mkdir -p sdk/host/lib
 	$(CXX) $(HOST_SDK_CXXFLAGS) -c -o $@ sdk/host/runtime/ubsan_handlers.cpp
 
-sdk/host/lib/core_cpu%.o: sdk/host/runtime/linked_core.cpp
-	@mkdir -p sdk/host/lib
-	$(CXX) $(HOST_SDK_CXXFLAGS) -DCUSTOMOP_HOST_CORE=$* -c -o $@ sdk/host/runtime/linked_core.cpp
+# Each core object carries the gdb pretty-printers (see linked_core.cpp).
+HOST_GDB_SCRIPT = sdk/host/gdb/customop_host_printers.py
+HOST_CORE_CXXFLAGS = $(HOST_SDK_CXXFLAGS) -DCUSTOMOP_HOST_GDB_SCRIPT='"$(HOST_GDB_SCRIPT)"'
 
-sdk/host/lib/core_single.o: sdk/host/runtime/linked_core.cpp
+sdk/host/lib/core_cpu%.o: sdk/host/runtime/linked_core.cpp $(HOST_GDB_SCRIPT)
 	@mkdir -p sdk/host/lib
-	$(CXX) $(HOST_SDK_CXXFLAGS) -DCUSTOMOP_HOST_CORE=-1 -c -o $@ sdk/host/runtime/linked_core.cpp
+	$(CXX) $(HOST_CORE_CXXFLAGS) -DCUSTOMOP_HOST_CORE=$* -c -o $@ sdk/host/runtime/linked_core.cpp
+
+sdk/host/lib/core_single.o: sdk/host/runtime/linked_core.cpp $(HOST_GDB_SCRIPT)
+	@mkdir -p sdk/host/lib
+	$(CXX) $(HOST_CORE_CXXFLAGS) -DCUSTOMOP_HOST_CORE=-1 -c -o $@ sdk/host/runtime/linked_core.cpp
 
 # The tests' driver: dlopens core libraries and runs an op on them.
 tests/host/driver: tests/host/driver.cpp sdk/host/include/neuron/host_abi.h
@@ -90,6 +94,8 @@ install-host-sdk: $(HOST_SDK)
 		$(DESTDIR)$(PREFIX)/lib/build-custom-op/sdk/host/lib/
 	cp sdk/host/lib/address/libcustomop_host.a sdk/host/lib/address/libcustomop_host_reports.so \
 		$(DESTDIR)$(PREFIX)/lib/build-custom-op/sdk/host/lib/address/
+	mkdir -p $(DESTDIR)$(PREFIX)/lib/build-custom-op/sdk/host/gdb
+	cp $(HOST_GDB_SCRIPT) $(DESTDIR)$(PREFIX)/lib/build-custom-op/sdk/host/gdb/
 
 .PHONY: install-host-sdk
 
