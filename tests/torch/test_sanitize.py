@@ -19,7 +19,16 @@ import tap  # noqa: E402
 
 KERNEL = os.path.join(fixture.FIXTURES, 'relu_sanitize.cpp')
 SHAPE = os.path.join(fixture.MLP, 'shape.cpp')
+OPTIONS = 'halt_on_error=0:suppress_equal_pcs=0:detect_leaks=0'
 state = {}
+
+
+def asan_in_the_library():
+    """Whether libruncustomop itself is built with gcc's ASan (make
+    check-asan): then the kernels must use that runtime, and so gcc."""
+    done = subprocess.run(['readelf', '-d', os.path.join(fixture.TOP, 'libruncustomop.so')],
+                          capture_output=True, text=True)
+    return 'libasan.so' in done.stdout
 
 
 def setUpModule():
@@ -27,6 +36,8 @@ def setUpModule():
     from build_custom_op import _shape_library
     work = state['work'] = tempfile.mkdtemp(prefix='bco-sanitize-test.')
     state['environment'] = dict(os.environ)
+    if asan_in_the_library():
+        os.environ['CXX'] = 'g++'
     os.environ['BUILD_CUSTOM_OP_BUNDLES'] = os.path.join(work, 'bundles')
     # The shape library a plain load() of these sources uses (cached).
     shape = _shape_library.build_and_load('relu', [SHAPE], [], [], False)
@@ -63,16 +74,21 @@ class SanitizeTest(unittest.TestCase):
             digest = hashlib.md5(stream.read()).hexdigest()
         base = os.path.join(state['work'], 'bundles', digest, 'librelucustomop')
         preload, options = self.runtime()
+        # Under make check-asan this process has the runtime already, not the options.
+        loaded = 'libasan' in os.environ.get('LD_PRELOAD', '')
+        reason = ("AddressSanitizer's runtime is loaded, but ASAN_OPTIONS lacks "
+                  'halt_on_error=0 or suppress_equal_pcs=0' if loaded else
+                  "its core libraries need AddressSanitizer's runtime loaded first in the process")
         self.assertEqual(state['error'].message, (
             f"load('relu'): step 6 of 6, registering the ops [{base}]: {base} was built with "
-            "--sanitize=address: its core libraries need AddressSanitizer's runtime loaded "
-            'first in the process; start the program as\n'
+            f'--sanitize=address: {reason}; start the program as\n'
             f'  LD_PRELOAD={preload} ASAN_OPTIONS={options} PROGRAM ...\n'
             '(the runtime first in the process; ASan reports and lets the kernel go on, and the '
             'op fails at its end with the first report; run-custom-op does this itself)'))
-        self.assertEqual(options, 'halt_on_error=0:suppress_equal_pcs=0:detect_leaks=0')
+        before = os.environ.get('ASAN_OPTIONS')
+        self.assertEqual(options, f'{before}:{OPTIONS}' if before else OPTIONS)
         # The compiler's own runtime, as the compiler names it.
-        compiler = 'clang++' if shutil.which('clang++') else 'c++'
+        compiler = os.environ.get('CXX') or ('clang++' if shutil.which('clang++') else 'c++')
         name = 'libclang_rt.asan-x86_64.so' if compiler == 'clang++' else 'libasan.so'
         asked = subprocess.run([compiler, f'-print-file-name={name}'], capture_output=True,
                                text=True).stdout.strip()
@@ -101,7 +117,9 @@ class SanitizeTest(unittest.TestCase):
             '    print(error.core, error.op, error.message)\n'
             'x[0] = 5.0\n'
             'print(torch.ops.my_ops.relu_forward(x).tolist())\n')
-        environment = dict(os.environ, LD_PRELOAD=preload, ASAN_OPTIONS=options)
+        others = os.environ.get('LD_PRELOAD', '')
+        environment = dict(os.environ, ASAN_OPTIONS=options,
+                           LD_PRELOAD=others if preload in others else f'{preload}:{others}')
         done = subprocess.run([tap.torch_python() or sys.executable, '-c', script],
                               env=environment, capture_output=True, text=True)
         line = fixture.line_of(KERNEL, 'largest = block[i] > largest')
