@@ -38,14 +38,11 @@ def _bfloat16(bits):
 
 
 def _number(value):
-    if isinstance(value, float):
-        text = f'{value:g}'
-        return text
-    return str(value)
+    return f'{value:g}' if isinstance(value, float) else str(value)
 
 
 def _read_element(address, dtype):
-    name, size, code = DTYPES[dtype]
+    _, size, code = DTYPES[dtype]
     data = bytes(gdb.selected_inferior().read_memory(address, size))
     if code is not None:
         return struct.unpack('<' + code, data)[0]
@@ -226,9 +223,9 @@ def _printers():
 
 
 class CoreFunction(gdb.Function):
-    """$core(): the emulated GPSIMD core (0 to 7) the selected frame runs on,
-    as get_cpu_id() gives it: 0 in a single-core build.  Outside a core
-    library, -1.  Usage: break relu.cpp:12 if $core() == 7"""
+    """$core(): the emulated GPSIMD core (0 to 7) whose library the selected
+    frame is in, as get_cpu_id() gives it: 0 in a single-core build; -1 when
+    no core library is loaded.  Usage: break relu.cpp:12 if $core() == 7"""
 
     def __init__(self):
         super().__init__('core')
