@@ -236,26 +236,21 @@ def _shell_words(entry, what):
         library.bco_error_free(error)
 
 
+def _split_flags(flags, what, tool):
+    """The words of a list of flags (cflags, ldflags) for tool, which would
+    take an empty word for a file."""
+    words = []
+    for i, entry in enumerate(_list_of(flags, what)):
+        entry_words = _shell_words(entry, f'{what} entry {i + 1}')
+        if '' in entry_words:
+            raise BuildError(f'{what} entry {i + 1} {entry!r} holds an empty word: the {tool} '
+                             f"would take it for a file named ''", kind='input')
+        words.extend(entry_words)
+    return words
+
+
 def _split_cflags(cflags):
-    words = []
-    for i, entry in enumerate(_list_of(cflags, 'cflags')):
-        entry_words = _shell_words(entry, f'cflags entry {i + 1}')
-        if '' in entry_words:
-            raise BuildError(f'cflags entry {i + 1} {entry!r} holds an empty word: the compiler '
-                             f"would take it for a file named ''", kind='input')
-        words.extend(entry_words)
-    return words
-
-
-def _split_ldflags(ldflags):
-    words = []
-    for i, entry in enumerate(_list_of(ldflags, 'ldflags')):
-        entry_words = _shell_words(entry, f'ldflags entry {i + 1}')
-        if '' in entry_words:
-            raise BuildError(f'ldflags entry {i + 1} {entry!r} holds an empty word: the linker '
-                             f"would take it for a file named ''", kind='input')
-        words.extend(entry_words)
-    return words
+    return _split_flags(cflags, 'cflags', 'compiler')
 
 
 def _sanitizers(sanitize):
@@ -609,7 +604,7 @@ def compile(name, fn_names, src_files, schema, build_directory,
         launcher=_split_launcher(launcher),
         target=target, multicore=multicore, jobs=jobs, dry_run=dry_run, verbose=verbose,
         keep_going=keep_going, sdk=sdk, core=core, xtensa_system=xtensa_system,
-        ldflags=_split_ldflags(ldflags), sanitize=_sanitizers(sanitize))
+        ldflags=_split_flags(ldflags, 'ldflags', 'linker'), sanitize=_sanitizers(sanitize))
     sink = _QuietSink(bool(verbose), bool(dry_run))
     try:
         return _call('bco_build', arguments, sink)

@@ -48,35 +48,20 @@ struct AlignmentAssumptionData {
     SourceLocation assumption_location;
     const TypeDescriptor *type;
 };
-struct OverflowData {
+// The record of an arithmetic overflow, a VLA bound and an invalid value.
+struct OneTypeData {
     SourceLocation location;
     const TypeDescriptor *type;
 };
-struct ShiftOutOfBoundsData {
+// The record of a shift (left, right), an index (array, index) and a
+// float-to-integer conversion (from, to).
+struct TwoTypesData {
     SourceLocation location;
-    const TypeDescriptor *left_type;
-    const TypeDescriptor *right_type;
-};
-struct OutOfBoundsData {
-    SourceLocation location;
-    const TypeDescriptor *array_type;
-    const TypeDescriptor *index_type;
+    const TypeDescriptor *first;
+    const TypeDescriptor *second;
 };
 struct UnreachableData {
     SourceLocation location;
-};
-struct VlaBoundData {
-    SourceLocation location;
-    const TypeDescriptor *type;
-};
-struct FloatCastOverflowData {
-    SourceLocation location;
-    const TypeDescriptor *from_type;
-    const TypeDescriptor *to_type;
-};
-struct InvalidValueData {
-    SourceLocation location;
-    const TypeDescriptor *type;
 };
 struct InvalidBuiltinData {
     SourceLocation location;
@@ -197,7 +182,7 @@ const char *const check_kinds[] = {
            "%s", kind, pointer, data->type->name);
 }
 
-[[noreturn]] void arithmetic_overflow(OverflowData *data, ValueHandle left, ValueHandle right, char operation)
+[[noreturn]] void arithmetic_overflow(OneTypeData *data, ValueHandle left, ValueHandle right, char operation)
 {
     bool signed_type = is_signed(data->type);
     report(data->location, signed_type ? "signed-integer-overflow" : "unsigned-integer-overflow",
@@ -205,14 +190,14 @@ const char *const check_kinds[] = {
            value_text(data->type, left).text, operation, value_text(data->type, right).text, data->type->name);
 }
 
-[[noreturn]] void negate_overflow(OverflowData *data, ValueHandle old_value)
+[[noreturn]] void negate_overflow(OneTypeData *data, ValueHandle old_value)
 {
     report(data->location, is_signed(data->type) ? "signed-integer-overflow" : "unsigned-integer-overflow",
            "negation of %s cannot be represented in type %s", value_text(data->type, old_value).text,
            data->type->name);
 }
 
-[[noreturn]] void divrem_overflow(OverflowData *data, ValueHandle left, ValueHandle right)
+[[noreturn]] void divrem_overflow(OneTypeData *data, ValueHandle left, ValueHandle right)
 {
     if (is_signed(data->type) && is_negative(data->type, right) && unsigned_value(data->type, right) == ~uint64_t{0})
         report(data->location, "signed-integer-overflow", "division of %s by -1 cannot be represented in type %s",
@@ -221,9 +206,9 @@ const char *const check_kinds[] = {
            "division by zero");
 }
 
-[[noreturn]] void shift_out_of_bounds(ShiftOutOfBoundsData *data, ValueHandle left, ValueHandle right)
+[[noreturn]] void shift_out_of_bounds(TwoTypesData *data, ValueHandle left, ValueHandle right)
 {
-    const TypeDescriptor *left_type = data->left_type, *right_type = data->right_type;
+    const TypeDescriptor *left_type = data->first, *right_type = data->second;
     if (is_negative(right_type, right))
         report(data->location, "shift-exponent", "shift exponent %s is negative", value_text(right_type, right).text);
     if (unsigned_value(right_type, right) >= integer_bits(left_type))
@@ -235,25 +220,25 @@ const char *const check_kinds[] = {
            value_text(left_type, left).text, value_text(right_type, right).text, left_type->name);
 }
 
-[[noreturn]] void out_of_bounds(OutOfBoundsData *data, ValueHandle index)
+[[noreturn]] void out_of_bounds(TwoTypesData *data, ValueHandle index)
 {
     report(data->location, "bounds", "index %s out of bounds for type %s",
-           value_text(data->index_type, index).text, data->array_type->name);
+           value_text(data->second, index).text, data->first->name);
 }
 
-[[noreturn]] void vla_bound(VlaBoundData *data, ValueHandle bound)
+[[noreturn]] void vla_bound(OneTypeData *data, ValueHandle bound)
 {
     report(data->location, "vla-bound", "variable length array bound evaluates to non-positive value %s",
            value_text(data->type, bound).text);
 }
 
-[[noreturn]] void float_cast_overflow(FloatCastOverflowData *data, ValueHandle from)
+[[noreturn]] void float_cast_overflow(TwoTypesData *data, ValueHandle from)
 {
     report(data->location, "float-cast-overflow", "%s is outside the range of representable values of type %s",
-           value_text(data->from_type, from).text, data->to_type->name);
+           value_text(data->first, from).text, data->second->name);
 }
 
-[[noreturn]] void invalid_value(InvalidValueData *data, ValueHandle value)
+[[noreturn]] void invalid_value(OneTypeData *data, ValueHandle value)
 {
     report(data->location, is_integer(data->type) && integer_bits(data->type) == 8 ? "bool" : "enum",
            "load of value %s, which is not a valid value for type %s", value_text(data->type, value).text,
@@ -281,21 +266,21 @@ const char *const check_kinds[] = {
     extern "C" [[noreturn]] void __ubsan_handle_##name##_abort parameters { call; }
 
 UBSAN_HANDLER(type_mismatch_v1, (TypeMismatchData * data, ValueHandle pointer), type_mismatch(data, pointer))
-UBSAN_HANDLER(add_overflow, (OverflowData * data, ValueHandle left, ValueHandle right),
+UBSAN_HANDLER(add_overflow, (OneTypeData * data, ValueHandle left, ValueHandle right),
               arithmetic_overflow(data, left, right, '+'))
-UBSAN_HANDLER(sub_overflow, (OverflowData * data, ValueHandle left, ValueHandle right),
+UBSAN_HANDLER(sub_overflow, (OneTypeData * data, ValueHandle left, ValueHandle right),
               arithmetic_overflow(data, left, right, '-'))
-UBSAN_HANDLER(mul_overflow, (OverflowData * data, ValueHandle left, ValueHandle right),
+UBSAN_HANDLER(mul_overflow, (OneTypeData * data, ValueHandle left, ValueHandle right),
               arithmetic_overflow(data, left, right, '*'))
-UBSAN_HANDLER(negate_overflow, (OverflowData * data, ValueHandle old_value), negate_overflow(data, old_value))
-UBSAN_HANDLER(divrem_overflow, (OverflowData * data, ValueHandle left, ValueHandle right),
+UBSAN_HANDLER(negate_overflow, (OneTypeData * data, ValueHandle old_value), negate_overflow(data, old_value))
+UBSAN_HANDLER(divrem_overflow, (OneTypeData * data, ValueHandle left, ValueHandle right),
               divrem_overflow(data, left, right))
-UBSAN_HANDLER(shift_out_of_bounds, (ShiftOutOfBoundsData * data, ValueHandle left, ValueHandle right),
+UBSAN_HANDLER(shift_out_of_bounds, (TwoTypesData * data, ValueHandle left, ValueHandle right),
               shift_out_of_bounds(data, left, right))
-UBSAN_HANDLER(out_of_bounds, (OutOfBoundsData * data, ValueHandle index), out_of_bounds(data, index))
-UBSAN_HANDLER(vla_bound_not_positive, (VlaBoundData * data, ValueHandle bound), vla_bound(data, bound))
-UBSAN_HANDLER(float_cast_overflow, (FloatCastOverflowData * data, ValueHandle from), float_cast_overflow(data, from))
-UBSAN_HANDLER(load_invalid_value, (InvalidValueData * data, ValueHandle value), invalid_value(data, value))
+UBSAN_HANDLER(out_of_bounds, (TwoTypesData * data, ValueHandle index), out_of_bounds(data, index))
+UBSAN_HANDLER(vla_bound_not_positive, (OneTypeData * data, ValueHandle bound), vla_bound(data, bound))
+UBSAN_HANDLER(float_cast_overflow, (TwoTypesData * data, ValueHandle from), float_cast_overflow(data, from))
+UBSAN_HANDLER(load_invalid_value, (OneTypeData * data, ValueHandle value), invalid_value(data, value))
 UBSAN_HANDLER(invalid_builtin, (InvalidBuiltinData * data),
               report(data->location, "builtin", "passing zero to %s, which is not a valid argument",
                      data->kind == 0 ? "ctz()" : "clz()"))
