@@ -98,6 +98,9 @@ static const char usage_text_rest[] =
 "by a signal (SIGINT, SIGTERM, SIGHUP), it cleans up, then ends by that\n"
 "signal (a shell reports 130, 143 or 129).  See build-custom-op(1).\n";
 
+/* stdout's buffer while --help is written (see carry_out). */
+static char help_buffer[sizeof usage_text + sizeof usage_text_rest];
+
 enum option_code {
 	OPTION_NAME = 256,
 	OPTION_OP,
@@ -476,6 +479,10 @@ static int carry_out(struct command *command)
 	console_init(&console, command->request.dry_run);
 	switch (command->action) {
 	case ACTION_HELP:
+		/* Written whole at the end, so that a failed write is seen, with
+		 * its reason, by finish_stdout (the help is longer than the default
+		 * buffer). */
+		setvbuf(stdout, help_buffer, _IOFBF, sizeof help_buffer);
 		fputs(usage_text, stdout);
 		fputs(usage_text_rest, stdout);
 		return 0;
