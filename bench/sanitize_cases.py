@@ -2,7 +2,7 @@
 
 examples/relu_multicore built four ways (plain, --sanitize=address,
 --sanitize=undefined, --sanitize=address,undefined), each run by
-run-custom-op on 8 cores over 2^22 float32 values and over 4 values, median
+run-custom-op on 8 cores over 2^23 float32 values and over 4 values, median
 of 7 runs each.  The 4-value run is the fixed cost (for ASan, run-custom-op
 runs itself again with the runtime preloaded, and the runtime starts); the
 difference between the two is the kernel's and the runner's work on the
@@ -24,7 +24,7 @@ QUICK = "--quick" in sys.argv
 RELU = "my_ops::relu(Tensor x) -> Tensor"
 VARIANTS = (("plain", None), ("address", "address"), ("undefined", "undefined"),
             ("address,undefined", "address,undefined"))
-BIG = 1 << 22
+BIG = 1 << 23
 
 
 def write_npy(path, values):
@@ -78,7 +78,7 @@ def run(results):
         fixed = median_run([runner, "--in", small, library], runs)
         whole = median_run([runner, "--in", big, library], runs)
         rows.append((name, fixed, whole))
-        print("10. relu on 2^22 float32, %s: %.1f ms (4 values: %.1f ms)"
+        print("10. relu on 2^23 float32, %s: %.1f ms (4 values: %.1f ms)"
               % (name, whole * 1e3, fixed * 1e3))
     results["sanitize"] = dict(rows=rows, runs=runs, elements=BIG)
 
@@ -88,9 +88,9 @@ def markdown(results):
     plain_fixed, plain_whole = s["rows"][0][1], s["rows"][0][2]
     plain_work = plain_whole - plain_fixed
     out = ["", "**10. Sanitizers** (examples/relu_multicore on 8 cores through run-custom-op, "
-           "median of %d runs; the data's part is the 2^22-value run less the 4-value run):"
+           "median of %d runs; the data's part is the 2^23-value run less the 4-value run):"
            % s["runs"], "",
-           "| build | 2^22 values | 4 values | the data's part | / plain's |",
+           "| build | 2^23 values | 4 values | the data's part | / plain's |",
            "|---|---:|---:|---:|---:|"]
     for name, fixed, whole in s["rows"]:
         out.append("| %s | %.1f ms | %.1f ms | %.1f ms | %.2f |"
