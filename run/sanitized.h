@@ -16,10 +16,12 @@
  * reports the program's own memory. */
 #define SANITIZED_ASAN_OPTIONS "halt_on_error=0:suppress_equal_pcs=0:detect_leaks=0"
 
-/* Finds the ASan runtime the core library at library_path needs: 1 with
- * its path in runtime (or its file name, when its RUNPATH does not hold
- * it), 0 when it needs none, -1 when the file cannot be read as an ELF
- * library (the loader says why later). */
+/* Finds the ASan runtime the core library at library_path needs, when it
+ * was built with --sanitize=address (it needs the host SDK's
+ * libcustomop_host_reports.so): 1 with its path in runtime (or its file
+ * name, when its RUNPATH does not hold it), 0 when it is not such a build,
+ * -1 when the file cannot be read as an ELF library (the loader says why
+ * later). */
 int sanitized_runtime_of(const char *library_path, char *runtime, size_t size);
 
 /* Whether this process can load a library that needs runtime: 0 when the

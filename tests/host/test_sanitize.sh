@@ -15,8 +15,11 @@ unset CUSTOM_OP_LAUNCHER LD_PRELOAD ASAN_OPTIONS RUN_CUSTOM_OP_PRELOADED
 # A program built with AddressSanitizer (make check-asan) has its runtime
 # already, and a sanitized kernel must use that one: the kernels are then
 # compiled by the compiler that built the program.
+# (Its runtime also warns of the plain runtime's stack switches, in a
+# build with --sanitize=undefined alone: run_capture leaves that out.)
+runner_asan=
 if readelf -d "$RUN" 2>/dev/null | grep -q 'libasan\.so'; then
-	CXX=g++ HOST_CXX=g++ HOST_FAMILY=gcc
+	CXX=g++ HOST_CXX=g++ HOST_FAMILY=gcc runner_asan=1
 	export CXX
 fi
 
@@ -71,7 +74,9 @@ at() {
 }
 
 for build in address both undefined; do
-	run_raw "$RUN" --op relu --in x.npy --scalar 1 --expect relu.npy "$build/k"
+	run=run_raw
+	[ "$build" = undefined ] && run=run_capture
+	$run "$RUN" --op relu --in x.npy --scalar 1 --expect relu.npy "$build/k"
 	check_eq "a correct kernel built with $build runs on 1 core, with no word from the sanitizers" \
 		"$status:$out:$err" "0::"
 done
@@ -105,7 +110,9 @@ check_eq "with UBSan too, the array's bound check finds it first, and ends the o
 	"1:run-custom-op: core 0: op stack_overrun: undefined behaviour $array [-fsanitize=bounds]:0"
 overflow="undefined behaviour at $KERNEL:53:13: signed integer overflow: 2147483647 + 1 cannot be represented in type 'int' [-fsanitize=signed-integer-overflow]"
 for build in both undefined; do
-	run_raw "$RUN" --op signed_overflow --in sum.npy "$build/k"
+	run=run_raw
+	[ "$build" = undefined ] && run=run_capture
+	$run "$RUN" --op signed_overflow --in sum.npy "$build/k"
 	check_eq "a signed overflow, built with $build" "$status:$out:$err" \
 		"1::run-custom-op: core 0: op signed_overflow: $overflow"
 done
@@ -127,8 +134,14 @@ runtime=$(readelf -d address/k.so | sed -n 's/.*NEEDED.*\[\(lib[a-z_.-]*asan[^]]
 # Where the compiler has it: gcc names its development link libasan.so.
 case $runtime in libasan*) query=libasan.so ;; *) query=$runtime ;; esac
 runtime_dir=$(dirname "$(realpath "$($HOST_CXX -print-file-name="$query")")")
+# (A program built with ASan has the runtime, but not the options.)
+if [ -n "$runner_asan" ]; then
+	reason="AddressSanitizer's runtime is loaded, but ASAN_OPTIONS lacks halt_on_error=0 or suppress_equal_pcs=0"
+else
+	reason="its core libraries need AddressSanitizer's runtime loaded first in the process"
+fi
 check_eq "without ASan's runtime, rco_open says exactly what to run" "$status:$out" \
-	"2:rco_open: address/k was built with --sanitize=address: its core libraries need AddressSanitizer's runtime loaded first in the process; start the program as
+	"2:rco_open: address/k was built with --sanitize=address: $reason; start the program as
   LD_PRELOAD=$runtime_dir/$runtime ASAN_OPTIONS=halt_on_error=0:suppress_equal_pcs=0:detect_leaks=0 PROGRAM ...
 (the runtime first in the process; ASan reports and lets the kernel go on, and the op fails at its end with the first report; run-custom-op does this itself)"
 preload=$(printf '%s\n' "$out" | sed -n 's/^  LD_PRELOAD=\([^ ]*\) ASAN_OPTIONS=\([^ ]*\) .*/\1/p')
@@ -176,7 +189,7 @@ check_eq "that library needs no sanitizer runtime" "$(readelf -d address/k.so | 
 check_eq "with them again: everything" "$(steps --sanitize=address)" "CC CC LINK "
 
 # UBSan alone needs no runtime: the host runtime reports its checks.
-run_raw "$CALLS" undefined/k signed_overflow=i32:2147483647,1 signed_overflow=i32:1,2
+run_capture "$CALLS" undefined/k signed_overflow=i32:2147483647,1 signed_overflow=i32:1,2
 check_eq "a build with --sanitize=undefined alone runs in any process" "$status:$out:$err" \
 	"0:signed_overflow: core 0: op signed_overflow: $overflow
 signed_overflow: ok:"
