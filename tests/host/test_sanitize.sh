@@ -27,6 +27,7 @@ RELU='relu=my_ops::relu(Tensor x, int cores) -> Tensor'
 STACK='stack_overrun=my_ops::stack_overrun(Tensor x) -> Tensor'
 OVERFLOW='signed_overflow=my_ops::signed_overflow(Tensor x) -> Tensor'
 TCM='tcm_over_read=my_ops::tcm_over_read(Tensor x) -> Tensor'
+NULL_WRITE='null_write=my_ops::null_write(Tensor x) -> Tensor'
 # sanitized DIR CORES SANITIZERS OP...: builds the kernels into DIR/k.
 sanitized() {
 	dir=$1 cores=$2 sanitizers=$3
@@ -44,7 +45,7 @@ sanitized() {
 	check_eq "a build with --sanitize=$sanitizers on $cores core(s)" "$status" 0
 	[ "$status" = 0 ] || printf '%s\n' "$err" | sed 's/^/# /'
 }
-sanitized address 1 address "$RELU" "$STACK" "$TCM"
+sanitized address 1 address "$RELU" "$STACK" "$TCM" "$NULL_WRITE"
 sanitized both 1 address,undefined "$RELU" "$STACK" "$OVERFLOW" "$TCM"
 sanitized both8 8 address,undefined "$RELU" "$TCM"
 sanitized undefined 1 undefined "$RELU" "$OVERFLOW"
@@ -160,6 +161,15 @@ signed_overflow: core 0: op signed_overflow: $overflow
 signed_overflow: ok
 $tcm"
 check_eq "ASan reported the three over-reads, and nothing else" "$(reports)" 3
+run_raw env LD_PRELOAD="$preload" ASAN_OPTIONS="$options" "$CALLS" address/k null_write=f32:1 \
+	stack_overrun=f32:1,2,3,4,5,6,7,8 tcm_over_read=f32:1,2 null_write=f32:1 tcm_over_read=f32:1,2
+segv="null_write: core 0: op null_write: segmentation fault (SIGSEGV) at address (nil); the kernel used memory it does not own"
+check_eq "after a fault abandons a sanitized kernel, the next calls work and report" "$status:$out" "0:$segv
+stack_overrun: ok
+$tcm
+$segv
+$tcm"
+check_eq "and ASan said nothing of the stack switches" "$(printf '%s\n' "$err" | grep -c WARNING)" 0
 
 # The commands: the sanitizers' flags after the host target's in each
 # compile, and in the link the sanitized runtime, the RUNPATH that finds
@@ -179,7 +189,8 @@ check_eq "and the link" "$(printf '%s\n' "$out" | grep -- ' -shared ')" \
 # A change of the sanitizers rebuilds everything they reach, both ways.
 # steps ARG...: builds address/k again; the steps that ran.
 steps() {
-	run_raw "$BCO" -j 1 --target host -B address --name k "$@" --op "$RELU" --op "$STACK" --op "$TCM" "$KERNEL"
+	run_raw "$BCO" -j 1 --target host -B address --name k "$@" --op "$RELU" --op "$STACK" --op "$TCM" \
+		--op "$NULL_WRITE" "$KERNEL"
 	printf '%s\n' "$err" | sed -n 's/^\[[0-9]*\/[0-9]*\] \([A-Z]*\) .*/\1/p' | tr '\n' ' '
 }
 check_eq "the same sanitizers again: nothing runs" "$(steps --sanitize=address)" ""

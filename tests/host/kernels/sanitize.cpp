@@ -70,3 +70,13 @@ torch::Tensor tcm_over_read(const torch::Tensor &x)
     out.fill_(largest);
     return out;
 }
+
+// A store through a null pointer: a fault, which abandons the kernel where
+// it was, on the emulated stack ASan was told of.
+torch::Tensor null_write(const torch::Tensor &x)
+{
+    volatile float *nowhere = nullptr;
+    if (x.numel() > 0)
+        *nowhere = 1.0f;
+    return get_dst_tensor();
+}
