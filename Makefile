@@ -19,7 +19,7 @@ ALL_LDFLAGS = $(LDFLAGS) -pthread $(SANITIZE)
 LIBRARY_SOURCES = \
 	src/arena.c src/buffer.c src/diag.c src/fsutil.c src/output_file.c \
 	src/schema.c src/validate.c src/codegen.c src/inputs.c src/shell_words.c \
-	src/library_id.c src/opsrecord.c \
+	src/library_id.c src/opsrecord.c src/sanitize.c \
 	src/target.c src/plan.c src/state.c src/depfile.c src/buildlog.c \
 	src/interrupt.c src/exec.c src/compdb.c src/build.c
 LIBRARY_OBJECTS = $(LIBRARY_SOURCES:src/%.c=obj/%.o)

@@ -16,7 +16,9 @@ one machine, so the numbers compare like with like:
   6. word splitting: compile()'s cflags split into words, 1 MB against
      100 KB, per byte;
   7-9. the runner: per-call overhead through Python, throughput, and
-     run-custom-op's fixed cost (bench/runner_cases.py).
+     run-custom-op's fixed cost (bench/runner_cases.py);
+  10. the sanitizers: a sanitized build's run time against a plain one's
+     (bench/sanitize_cases.py).
 
 Usage: python3 bench/bench.py [--quick] [--record]
   --quick   fewer repetitions (a smoke run)
@@ -33,6 +35,7 @@ import sys
 import time
 
 import runner_cases  # cases 7-9: the runner library, its Python binding and run-custom-op
+import sanitize_cases  # case 10: what each sanitizer costs
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(TOP, "build-custom-op")
@@ -491,6 +494,7 @@ def markdown(results):
     for shape, ((_, small_time), (_, large_time)), ratio in results["words"]:
         out.append("| %s | %.4f s | %.4f s | %.2f |" % (shape, small_time, large_time, ratio))
     out += runner_cases.markdown(results)
+    out += sanitize_cases.markdown(results)
     return "\n".join(out) + "\n"
 
 
@@ -518,6 +522,7 @@ def main():
     case_codegen(results)
     case_words(results)
     runner_cases.run(results)
+    sanitize_cases.run(results)
     text = markdown(results)
     with open(os.path.join(WORK, "results.md"), "w") as f:
         f.write(text)

@@ -65,6 +65,16 @@
  * after a heap overrun, say) leaves that lock held, and a later call may
  * then hang; give a time limit where that matters.
  *
+ * Builds made with build-custom-op --sanitize.  rco_open refuses a build
+ * with AddressSanitizer when the process was not started with ASan's
+ * runtime first and the ASAN_OPTIONS it needs; the message is the exact
+ * LD_PRELOAD=... ASAN_OPTIONS=... line to start it with.  An ASan report
+ * lets the kernel run to its end (the access it reports was made), then
+ * fails the call on that core with the report's first lines; a UBSan check
+ * ends the op at once, as a violation.  Either way the library stays
+ * usable: the next call works, and reports again.  See run-custom-op(1),
+ * DEBUGGING A KERNEL.
+ *
  * After a time limit.  rco_run returns RCO_ERROR_TIMEOUT, naming the cores
  * that were still running.  Each of them is sent SIGURG, which abandons its
  * kernel where it was, as a fault does (a kernel blocked in a system call

@@ -18,6 +18,7 @@
 #include "errors.h"
 #include "fault.h"
 #include "opsfile.h"
+#include "sanitized.h"
 
 /* The tensors of this API are the host ABI's, field for field. */
 _Static_assert(sizeof(struct rco_tensor) == sizeof(struct customop_host_tensor),
@@ -268,6 +269,10 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 		status = read_record(path, &ops, error);
 	if (status == 0)
 		status = check_layout(path, &ops, options->cores, error);
+	/* Loaded without ASan's runtime first, a sanitized build would end the process. */
+	char unfit[2048];
+	if (status == 0 && sanitized_check_build(path, ops.cores, unfit, sizeof unfit) != 0)
+		status = error_set(error, RCO_ERROR_BUILD, NULL, "%s", unfit);
 	if (status != 0) {
 		ops_free(&ops);
 		return status;

@@ -17,6 +17,7 @@
 #include "npy.h"
 #include "options.h"
 #include "runcustomop.h"
+#include "sanitized.h"
 
 enum { EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
@@ -155,6 +156,47 @@ static int finish_output(const struct run_options *options, const struct npy_arr
 	return 0;
 }
 
+/* Set in the environment when run-custom-op runs itself again with ASan's
+ * runtime preloaded, so that it does so once at most. */
+#define PRELOADED_VARIABLE "RUN_CUSTOM_OP_PRELOADED"
+
+/* A build made with --sanitize=address needs AddressSanitizer's runtime
+ * first in the process: run-custom-op runs itself again with it preloaded
+ * (and the ASAN_OPTIONS the build needs).  Returns only when that is not
+ * needed or not possible; rco_open then says what to run. */
+static void preload_sanitizer(const struct run_options *options, char **argv)
+{
+	if (getenv(PRELOADED_VARIABLE))
+		return;
+	char library[4096], runtime[4096], unfit[2048];
+	snprintf(library, sizeof library, "%s.so", options->library);
+	if (options->cores == 8 || (options->cores == 0 && access(library, F_OK) != 0))
+		snprintf(library, sizeof library, "%s_cpu0.so", options->library);
+	if (sanitized_runtime_of(library, runtime, sizeof runtime) != 1 || !strchr(runtime, '/') ||
+	    sanitized_check_process(options->library, runtime, unfit, sizeof unfit) == 0)
+		return;
+	const char *preload = getenv("LD_PRELOAD");
+	const char *asan_options = getenv("ASAN_OPTIONS");
+	size_t size = strlen(runtime) + (preload ? strlen(preload) : 0) + (asan_options ? strlen(asan_options) : 0) +
+	              sizeof SANITIZED_ASAN_OPTIONS + 2;
+	char *preloads = malloc(size), *all_options = malloc(size);
+	if (!preloads || !all_options) {
+		free(preloads);
+		free(all_options);
+		return;
+	}
+	snprintf(preloads, size, "%s%s%s", runtime, preload && *preload ? ":" : "", preload ? preload : "");
+	snprintf(all_options, size, "%s%s%s", asan_options ? asan_options : "",
+	         asan_options && *asan_options ? ":" : "", SANITIZED_ASAN_OPTIONS);
+	if (setenv("LD_PRELOAD", preloads, 1) == 0 && setenv("ASAN_OPTIONS", all_options, 1) == 0 &&
+	    setenv(PRELOADED_VARIABLE, runtime, 1) == 0) {
+		fflush(NULL);
+		execv("/proc/self/exe", argv);
+	}
+	free(preloads);
+	free(all_options);
+}
+
 /* A standard descriptor closed at start would be the number of the next
  * file opened (an output, a library), and printing would write into it. */
 static void open_standard_descriptors(void)
@@ -187,6 +229,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	preload_sanitizer(&options, argv);
 	struct rco_options open_options;
 	memset(&open_options, 0, sizeof open_options);
 	open_options.cores = options.cores;

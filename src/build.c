@@ -25,6 +25,7 @@
 #include "interrupt.h"
 #include "opsrecord.h"
 #include "plan.h"
+#include "sanitize.h"
 #include "state.h"
 #include "target.h"
 #include "validate.h"
@@ -360,6 +361,10 @@ static int run_build(struct call *call, bco_result **result)
 	const struct bco_request *request = call->request;
 	struct arena *arena = &call->arena;
 	struct diag *diag = &call->diag;
+	/* A usage error, before any file is looked at. */
+	unsigned sanitizers;
+	if (sanitize_parse(request->sanitize, request->target, &sanitizers, diag) != 0)
+		return -1;
 	const char *name = inputs_library_name(arena, request->name, diag);
 	const char *const *sources = NULL;
 	if (!name || validate_request_ops(call) != 0 ||

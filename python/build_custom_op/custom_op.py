@@ -170,14 +170,17 @@ def _loaded_shape_ops(path, steps, number, schema_number):
 
 
 def _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose, target,
-                   directory, steps):
-    """Step 4: compile() as the original calls it, plus the target."""
+                   directory, steps, sanitize=None):
+    """Step 4: compile() as the original calls it, plus the target (and the
+    sanitizers, which only this build gets)."""
     arguments = dict(name=f'lib{name}customop.so', fn_names=[op.fn for op in ops],
                      src_files=compute_srcs, schema=[op.schema for op in ops],
                      build_directory=directory, cflags=extra_cflags, verbose=verbose,
                      target=target)
     if multicore:
         arguments['multicore'] = multicore
+    if sanitize:
+        arguments['sanitize'] = sanitize
     try:
         libraries = build_custom_op.compile(**arguments)
     except BuildError as error:
@@ -238,7 +241,7 @@ def _read(path):
 
 
 def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[],
-         build_directory=None, multicore=False, verbose=False, *, target=None):
+         build_directory=None, multicore=False, verbose=False, *, target=None, sanitize=None):
     """Builds a library of custom ops and registers them.
 
     name: the library's name (lib<name>.so, lib<name>shapefcn.so,
@@ -249,7 +252,9 @@ def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[]
     build_directory: where lib<name>.so is written (no bundle without it).
     multicore: eight compute libraries, one per GPSIMD core.  verbose:
     print each step and command.  target: 'xtensa' or 'host' (default:
-    $CUSTOM_OP_TARGET, else 'xtensa').
+    $CUSTOM_OP_TARGET, else 'xtensa').  sanitize: the compute build's
+    sanitizers, as compile() takes them (host target only); the shape
+    library is built as without them, with torch's flags.
 
     On the host target, torch.ops.<ns>.<op> then runs the kernel on the
     emulated cores.  On the device target the ops are registered for
@@ -258,11 +263,12 @@ def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[]
     Raises CustomOpError (a BuildError) naming the failed step and file.
     """
     _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
-              build_directory, multicore, verbose, target, register=True)
+              build_directory, multicore, verbose, target, register=True, sanitize=sanitize)
 
 
 def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
-              build_directory, multicore, verbose, target, register, caller=None):
+              build_directory, multicore, verbose, target, register, caller=None,
+              sanitize=None):
     """load(); returns the bundle's path (None without a build_directory).
     caller names the call in messages (default: load('NAME'))."""
     target = _target(target)
@@ -296,7 +302,7 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
         if verbose:
             print(f'Using temp dir: {directory}')
         libraries = _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose,
-                                   target, directory, steps)
+                                   target, directory, steps, sanitize)
         bundle_name = f'lib{name}.so'
         try:
             members = _bundle_members(name, shape_path, libraries, directory, ops, target)

@@ -86,6 +86,11 @@ check_eq "each path and flag is one argv word" "$(grep 'k;rm -rf x.cpp>$' argv)"
 "<-g><-std=c++14><-stdlib=libc++-e><-fno-jump-tables><-Os><-Wall><-Werror><-Wno-c99-designator><-mcoproc><-MMD><-MP><-fpic><-mlongcalls><-c><--xtensa-core=ncore2gp><--xtensa-system=/opt/aws/neuron/gpsimd/tools/ncore2gp/config><-DMSG=\"a b\"><-I$WORK/my sdk><-I$WORK/my sdk/torch/include><-I$WORK/my sdk/c10/include><-Iinc dir><-o><b d/k;rm -rf x.o><dir with \$(touch pwned) and spaces/k;rm -rf x.cpp>"
 
 rm -rf build log
+run_bco -j 1 --multicore --ldflag -Wl,-z,now --ldflag '-L/opt/my libs' --name relu \
+	--op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp
+check_eq "--ldflag goes at the end of every link, and nowhere else" "$(grep -c -- '-Wl,-z,now -L/opt/my libs$' log):$(grep -c -- '-Wl,-z,now' log)" "8:8"
+
+rm -rf build log
 run_bco -j 1 --launcher 'fake-launcher --flag' --name relu --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp
 check_eq "the launcher's words come before each compile, not the link or the pack" "$(cut -d' ' -f1-4 log)" \
 "fake-launcher --flag xt-clang++ -g

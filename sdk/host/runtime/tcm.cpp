@@ -17,6 +17,7 @@
 #include "neuron/host/violation.h"
 #include "elements.h"
 #include "runtime.h"
+#include "tcm_poison.h"
 #include "torch/torch.h"
 
 namespace neuron_host {
@@ -51,6 +52,11 @@ struct Pool {
 
 Pool pool;
 
+#ifdef CUSTOMOP_HOST_ASAN
+// No byte of the pool is addressable until a block is allocated.
+__attribute__((constructor)) void poison_pool() { tcm_poison(pool.arena, sizeof pool.arena); }
+#endif
+
 unsigned char *memory_of(size_t start)
 {
     return pool.arena + start * block_stride;
@@ -58,7 +64,7 @@ unsigned char *memory_of(size_t start)
 
 // Where the guard of the allocation at start was first overwritten, as an
 // offset from the end of the bytes asked for; -1 when it is intact.
-long damaged_guard(size_t start)
+TCM_READS_POISON long damaged_guard(size_t start)
 {
     const unsigned char *memory = memory_of(start);
     size_t end = pool.length[start] * block_stride;
@@ -98,7 +104,9 @@ void *allocate(size_t bytes, const char *owner)
         pool.owner[start] = owner;
         pool.run[start] = pool.current_run;
         unsigned char *memory = memory_of(start);
+        tcm_unpoison(memory, blocks * block_stride);
         memset(memory + bytes, guard_byte, blocks * block_stride - bytes);
+        tcm_poison(memory + bytes, blocks * block_stride - bytes);
         return memory;
     }
     return nullptr;
@@ -106,6 +114,7 @@ void *allocate(size_t bytes, const char *owner)
 
 void release(size_t start)
 {
+    tcm_poison(memory_of(start), pool.length[start] * block_stride);
     for (size_t i = 0; i < pool.length[start]; i++)
         pool.used[start + i] = false;
     pool.length[start] = 0;
