@@ -8,6 +8,7 @@
 #include "neuron/neuron-utils.hpp"
 #include "neuron/wrapper_api.h"
 #include "elements.h"
+#include "ledger.h"
 #include "runtime.h"
 
 namespace neuron_host {
@@ -50,6 +51,7 @@ at::Tensor wrap(const customop_host_tensor &tensor, int number)
     auto impl = std::make_shared<TensorImpl>(static_cast<c10::ScalarType>(tensor.dtype), sizes, strides, tensor.data,
                                              false);
     impl->argument = number;
+    ledger_track(*impl, false);
     return TensorInternals::wrap(std::move(impl));
 }
 
@@ -211,6 +213,7 @@ void customop_return_tensor(at::Tensor &result)
     size_t size = c10::elementSize(from.dtype);
     for (int64_t i = 0; i < from.numel; i++)
         memcpy(element_address(to, i), element_address(from, i), size);
+    ledger_result_copied(from);
 }
 
 void customop_cleanup()

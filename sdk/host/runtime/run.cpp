@@ -11,6 +11,7 @@
 
 #include "neuron/host_abi.h"
 #include "neuron/wrapper_api.h"
+#include "ledger.h"
 #include "runtime.h"
 
 namespace neuron_host {
@@ -230,8 +231,10 @@ CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
     tcm_begin_run();
     warnings_reset();
     state.violated = false;
+    ledger_begin(call);
     // Back here when the launcher returns, or from abandon_run().
     swapcontext(&state.host_context, &state.core_context);
+    ledger_end(call);
     if (state.violated) {
         stack_switch_reset();
         tcm_release_run();

@@ -1,7 +1,9 @@
 /* tensor.cpp - at::Tensor's out-of-line parts and its storage. */
 #include <stdlib.h>
 
+#include "element_set.h"
 #include "elements.h"
+#include "ledger.h"
 #include "runtime.h"
 
 namespace neuron_host {
@@ -18,6 +20,7 @@ TensorImpl::~TensorImpl()
 {
     if (owns_data)
         free(data);
+    delete written;
 }
 
 const char *cpp_type_name(c10::ScalarType type)
@@ -86,6 +89,8 @@ const Tensor &Tensor::fill_(const Scalar &value) const
         else
             neuron_host::element_store_integer(element, tensor.dtype, value.toLong());
     }
+    neuron_host::ledger_elementwise(tensor.numel, tensor.byte_size());
+    neuron_host::ledger_write(tensor, tensor.data, tensor.byte_size());
     return *this;
 }
 
