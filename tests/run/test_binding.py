@@ -221,6 +221,48 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(caught.exception.message, "fill has no tensor argument to take the "
                          "output's shape and dtype from; give shape= and dtype=")
 
+    def test_profiles(self):
+        """Library.run(..., profile=True) and build_custom_op.profile(): the
+        library's profiles, presented."""
+        import build_custom_op
+        library = self.open()
+        x = torch.linspace(-4.5, 4.5, 10)
+        result, profile = library.run('relu', x, profile=True)
+        self.assertTrue(torch.equal(result, torch.relu(x)))
+        self.assertEqual((profile.op, len(profile.cores)), ('relu', 8))
+        core = profile.cores[3]
+        self.assertEqual((core.core, core.tensor_to_tcm_calls, core.tensor_to_tcm_bytes,
+                          core.tcm_to_tensor_bytes, core.tcm_peak_bytes,
+                          core.output_elements_written, core.element_reads),
+                         (3, 1, 8, 8, 1024, 2, 0))
+        self.assertEqual(core.estimated_us['tcm_copies'], core.estimated_device_us)
+        self.assertEqual(profile.estimated_device_us, max(c.estimated_device_us for c in profile.cores))
+        self.assertAlmostEqual(profile.imbalance, 1.6)
+        self.assertTrue(profile.json().startswith('{"op": "relu", "cores": [\n  {"core": 0, '),
+                        profile.json())
+        self.assertTrue(str(profile).startswith('profile of op relu on 8 cores (device time: an '
+                                                'estimate'), str(profile))
+        self.assertTrue(profile.svg().startswith('<?xml'))
+        self.assertIsInstance(library.run('relu', x), torch.Tensor, 'without profile=True: the output')
+        fake = self.open(self.fake)
+        with build_custom_op.profile() as outer:
+            library.run('relu', x)
+            with build_custom_op.profile() as inner:
+                fake.run('scale2', x)
+            self.assertEqual(outer, [], 'filled when the block ends')
+        self.assertEqual([p.op for p in inner], ['scale2'])
+        self.assertEqual([p.op for p in outer], ['relu', 'scale2'])
+        self.assertEqual(outer[1].cores[7].output_elements_written, 2)
+        with build_custom_op.profile() as failed:
+            with self.assertRaises(runner.RunError):
+                library.run('mischief', x, 1, 3)
+        self.assertEqual(failed, [], 'a call that failed on a core has no profile')
+        with self.assertRaises(runner.RunError) as caught:
+            self.open(output_checks='sometimes')
+        self.assertEqual((caught.exception.message, caught.exception.kind),
+                         ("output_checks='sometimes': expected 'error', 'warn' or 'off' (or None)",
+                          'usage'))
+
     def test_bad_arguments(self):
         library = self.open(self.fake)
         x = torch.ones(10)
