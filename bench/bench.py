@@ -16,7 +16,10 @@ one machine, so the numbers compare like with like:
   6. word splitting: compile()'s cflags split into words, 1 MB against
      100 KB, per byte;
   7-9. the runner: per-call overhead through Python, throughput, and
-     run-custom-op's fixed cost (bench/runner_cases.py).
+     run-custom-op's fixed cost (bench/runner_cases.py);
+  10-12. the core ledger: what the output checks and the TCM checks cost,
+     and the profile of the official sample's three kernels
+     (bench/ledger_cases.py).
 
 Usage: python3 bench/bench.py [--quick] [--record]
   --quick   fewer repetitions (a smoke run)
@@ -32,6 +35,7 @@ import subprocess
 import sys
 import time
 
+import ledger_cases  # cases 10-12: the output checks, the TCM checks, the profile
 import runner_cases  # cases 7-9: the runner library, its Python binding and run-custom-op
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -491,6 +495,7 @@ def markdown(results):
     for shape, ((_, small_time), (_, large_time)), ratio in results["words"]:
         out.append("| %s | %.4f s | %.4f s | %.2f |" % (shape, small_time, large_time, ratio))
     out += runner_cases.markdown(results)
+    out += ledger_cases.markdown(results)
     return "\n".join(out) + "\n"
 
 
@@ -518,6 +523,7 @@ def main():
     case_codegen(results)
     case_words(results)
     runner_cases.run(results)
+    ledger_cases.run(results)
     text = markdown(results)
     with open(os.path.join(WORK, "results.md"), "w") as f:
         f.write(text)

@@ -23,6 +23,7 @@ namespace neuron_host {
 
 uint64_t element_reads_counted;
 uint64_t element_writes_counted;
+PendingWrites pending_writes;
 
 namespace {
 
@@ -62,6 +63,23 @@ bool add_output_elements(ElementSet &set, const void *at, size_t bytes)
     return true;
 }
 
+// Puts the pending run of element writes into its set.
+void flush_pending_writes()
+{
+    const TensorImpl *tensor = pending_writes.tensor;
+    if (!tensor)
+        return;
+    pending_writes.tensor = nullptr;
+    if (tensor->written) {
+        int64_t size = static_cast<int64_t>(c10::elementSize(tensor->dtype));
+        const char *data = static_cast<const char *>(tensor->data);
+        tensor->written->add((pending_writes.begin - data) / size, (pending_writes.end - data) / size);
+    } else if (ledger.recording) {
+        add_output_elements(ledger.written, pending_writes.begin,
+                            static_cast<size_t>(pending_writes.end - pending_writes.begin));
+    }
+}
+
 } // namespace
 
 void ledger_begin(customop_host_call *call)
@@ -69,6 +87,7 @@ void ledger_begin(customop_host_call *call)
     memset(&ledger.counts, 0, sizeof ledger.counts);
     element_reads_counted = 0;
     element_writes_counted = 0;
+    pending_writes.tensor = nullptr; // of a call a fault abandoned
     tcm_peak_reset();
     const customop_host_tensor &output = *call->output;
     ledger.recording = (call->record & CUSTOMOP_HOST_RECORD_COVERAGE) != 0;
@@ -92,6 +111,7 @@ void ledger_end(customop_host_call *call)
     counts.host_nanoseconds = static_cast<uint64_t>((now.tv_sec - ledger.start.tv_sec) * 1000000000LL +
                                                     (now.tv_nsec - ledger.start.tv_nsec));
     counts.coverage_recorded = ledger.recording;
+    flush_pending_writes();
     ledger.written.normalize();
     ledger.read.normalize();
     counts.written = ledger.written.describe();
@@ -112,17 +132,17 @@ void ledger_track(TensorImpl &tensor, bool made_empty)
     tensor.tracks_writes = begin < ledger.output_end && begin + tensor.byte_size() > ledger.output_begin;
 }
 
-void record_element_write(const TensorImpl &tensor, const void *element)
+void record_element_write(const TensorImpl &tensor, const void *element, size_t size)
 {
-    size_t size = c10::elementSize(tensor.dtype);
-    if (tensor.written) {
-        int64_t index = (static_cast<const char *>(element) - static_cast<const char *>(tensor.data)) /
-                        static_cast<int64_t>(size);
-        tensor.written->add(index, index + 1);
-        return;
-    }
-    if (ledger.recording)
-        add_output_elements(ledger.written, element, size);
+    flush_pending_writes();
+    const char *at = static_cast<const char *>(element);
+    pending_writes = PendingWrites{&tensor, at, at + size};
+}
+
+void ledger_forget(const TensorImpl &tensor)
+{
+    if (pending_writes.tensor == &tensor)
+        flush_pending_writes();
 }
 
 void ledger_read(const TensorImpl &, const void *at, size_t bytes)
@@ -177,6 +197,7 @@ void ledger_elementwise(int64_t elements, size_t bytes)
 
 void ledger_result_copied(const TensorImpl &result)
 {
+    flush_pending_writes();
     ledger.counts.result_copy_bytes += 2 * result.byte_size();
     if (!ledger.recording)
         return;

@@ -30,6 +30,9 @@ void ledger_end(customop_host_call *call);
 // empty(), it gets a set of its own, which customop_return_tensor maps onto
 // the output if the kernel returns it.
 void ledger_track(TensorImpl &tensor, bool made_empty);
+// tensor.cpp: a tensor goes away; element writes into it still pending go
+// into the ledger first.
+void ledger_forget(const TensorImpl &tensor);
 
 // bytes of tensor's memory at `at`, read or written by the runtime for the
 // kernel.

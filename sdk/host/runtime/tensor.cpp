@@ -18,6 +18,7 @@ TensorImpl::TensorImpl(c10::ScalarType dtype_, const std::vector<int64_t> &sizes
 
 TensorImpl::~TensorImpl()
 {
+    ledger_forget(*this);
     if (owns_data)
         free(data);
     delete written;

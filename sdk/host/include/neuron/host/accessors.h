@@ -139,8 +139,14 @@ public:
         if (__builtin_expect(neuron_host::open_stream_count != 0, 0))
             neuron_host::element_access_check(*this->tensor_, element, !read_only, c10::CppTypeToScalarType<T>::value,
                                               static_cast<size_t>(this->first_dim_) + 1);
-        if (!read_only && __builtin_expect(this->tensor_->tracks_writes, 0))
-            neuron_host::record_element_write(*this->tensor_, element);
+        if (!read_only && __builtin_expect(this->tensor_->tracks_writes, 0)) {
+            const char *at = reinterpret_cast<const char *>(element);
+            neuron_host::PendingWrites &pending = neuron_host::pending_writes;
+            if (pending.tensor == this->tensor_ && at == pending.end)
+                pending.end = at + sizeof(T);
+            else if (pending.tensor != this->tensor_ || at + sizeof(T) != pending.end)
+                neuron_host::record_element_write(*this->tensor_, element, sizeof(T));
+        }
         return *element;
     }
 };

@@ -5,6 +5,7 @@
 #ifndef NEURON_HOST_LEDGER_H
 #define NEURON_HOST_LEDGER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 namespace neuron_host {
@@ -17,9 +18,20 @@ struct TensorImpl;
 extern uint64_t element_reads_counted;
 extern uint64_t element_writes_counted;
 
+// The run of elements written last through an element accessor, [begin,
+// end) of tensor's memory, not yet in the ledger: a write that continues it
+// (or writes its last element again) costs a compare and a store.
+struct PendingWrites {
+    const TensorImpl *tensor; // NULL: none
+    const char *begin;
+    const char *end;
+};
+extern PendingWrites pending_writes;
+
 // Records a use of a writable accessor on element of tensor, whose writes
-// are tracked (tensor.tracks_writes).
-void record_element_write(const TensorImpl &tensor, const void *element);
+// are tracked (tensor.tracks_writes), when it does not continue the
+// pending run: the run goes into the ledger and a new one starts.
+void record_element_write(const TensorImpl &tensor, const void *element, size_t size);
 
 } // namespace neuron_host
 
