@@ -22,13 +22,15 @@ sed 's/^/# /' "$WORK/multi/build.log"
 check_true "the single-core coverage kernels build" host_build "$WORK/single" coverage 1 \
 	'half_returned=my_ops::half_returned(Tensor x) -> Tensor' \
 	'zeros_returned=my_ops::zeros_returned(Tensor x) -> Tensor' \
-	'stream_out=my_ops::stream_out(Tensor x) -> Tensor' \
+	'stream_relu=my_ops::stream_relu(Tensor x) -> Tensor' \
+	'element_relu=my_ops::element_relu(Tensor x) -> Tensor' \
+	'tcm_relu=my_ops::tcm_relu(Tensor x) -> Tensor' \
 	'add_out=my_ops::add_out(Tensor x) -> Tensor' \
 	'tcm_returned=my_ops::tcm_returned(Tensor x) -> Tensor' \
 	'fill_returned=my_ops::fill_returned(Tensor x) -> Tensor' \
 	'sum_returned=my_ops::sum_returned(Tensor x) -> Tensor' \
 	'element_out=my_ops::element_out(Tensor x) -> Tensor' \
-	-- "$SOURCE"
+	-- "$SOURCE" "$TOP/tests/run/kernels/profile.cpp"
 sed 's/^/# /' "$WORK/single/build.log"
 
 # x: 37 rows of 129 values of both signs, the expected relu of it, and the
@@ -117,8 +119,9 @@ check_eq "a tensor from empty(), half written and returned" "$status:$err" \
 for mode in error warn off; do
 	run_rows rows --output-checks "$mode" --expect "$WORK/relu.npy"
 	check_eq "8 cores, each its share of the rows (--output-checks $mode): silent" "$status:$out:$err" "0::"
-	for case in zeros_returned:small_relu stream_out:small_relu add_out:small_plus_1 \
-		tcm_returned:small_same fill_returned:twos sum_returned:small_twice element_out:small_relu; do
+	for case in zeros_returned:small_relu stream_relu:small_relu element_relu:small_relu \
+		tcm_relu:small_relu add_out:small_plus_1 tcm_returned:small_same fill_returned:twos \
+		sum_returned:small_twice element_out:small_relu; do
 		op=${case%%:*}
 		run_capture "$RUN" --op "$op" --in "$WORK/small.npy" --expect "$WORK/${case#*:}.npy" \
 			--output-checks "$mode" "$WORK/single/coverage"

@@ -17,6 +17,7 @@
 #include "neuron/host/scalar_type.h"
 #include "neuron/host/tensor_impl.h"
 #include "element_set.h"
+#include "elements.h"
 #include "runtime.h"
 
 namespace neuron_host {
@@ -39,14 +40,6 @@ struct LedgerState {
 };
 
 LedgerState ledger;
-
-int64_t element_count(const customop_host_tensor &tensor)
-{
-    int64_t count = 1;
-    for (int d = 0; d < tensor.rank; d++)
-        count *= tensor.sizes[d];
-    return count;
-}
 
 // The output's elements that bytes [at, at + bytes) of its memory touch,
 // added to set; false when they are not the output's memory.

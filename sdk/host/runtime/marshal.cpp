@@ -29,19 +29,6 @@ const int no_counter = -1;
 
 MarshalState state;
 
-int64_t element_count(const customop_host_tensor &tensor)
-{
-    int64_t count = 1;
-    for (int d = 0; d < tensor.rank; d++)
-        count *= tensor.sizes[d];
-    return count;
-}
-
-size_t byte_count(const customop_host_tensor &tensor)
-{
-    return static_cast<size_t>(element_count(tensor)) * c10::elementSize(static_cast<c10::ScalarType>(tensor.dtype));
-}
-
 // A tensor over the host's memory: argument number (from 1), or the
 // output (-1).  A 64-bit one gets the device's warning.
 at::Tensor wrap(const customop_host_tensor &tensor, int number)

@@ -11,8 +11,9 @@
  * Single-core ops (written whole in different ways, or, for
  * half_returned, not):
  *   half_returned(x)            empty(), the first half written, returned
- *   zeros_returned(x), stream_out(x), add_out(x), tcm_returned(x),
- *   fill_returned(x), sum_returned(x), element_out(x) */
+ *   zeros_returned(x), add_out(x), tcm_returned(x), fill_returned(x),
+ *   sum_returned(x), element_out(x) (and, from profile.cpp beside it,
+ *   element_relu, stream_relu and tcm_relu) */
 #include <stddef.h>
 #include <stdint.h>
 #include <torch/torch.h>
@@ -109,18 +110,6 @@ torch::Tensor zeros_returned(const torch::Tensor &x)
     for (int64_t i = 0; i < x.numel(); i++)
         if (in[i] > 0.0f)
             to[i] = in[i];
-    return out;
-}
-
-torch::Tensor stream_out(const torch::Tensor &x)
-{
-    torch::Tensor out = get_dst_tensor();
-    auto in = x.read_stream_accessor<float>();
-    auto to = out.write_stream_accessor<float>();
-    for (int64_t i = 0; i < x.numel(); i++) {
-        float value = in.read();
-        to.write(value > 0.0f ? value : 0.0f);
-    }
     return out;
 }
 
