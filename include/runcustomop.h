@@ -49,7 +49,8 @@
  * own; the caller's threads are left as they are.
  *
  * Per call, rco_run reads no file, loads nothing, and allocates nothing
- * that grows with the number of calls.  When a build has fewer cores than
+ * that grows with the number of calls (but for the profiles that an open
+ * collection keeps, see rco_profile_collect_begin).  When a build has fewer cores than
  * the machine has CPUs (a single-core build, on most machines), a core's
  * thread keeps looking for the next call for 50 microseconds after each
  * call before it sleeps, and the caller for the op's end for 20, since a
