@@ -105,6 +105,10 @@ profile_of rows_skewed "$WORK/skewed/profile" rows
 check_eq "rows / 8 a core and the remainder to the last: imbalance 4.27, at least 1.5" \
 	"$status:$(printf '%s\n' "$json" | tail -1)" "0: \"estimated_device_us\": 0.906, \"imbalance\": 4.267}"
 
+run_capture "$RUN" --op tcm_relu --in "$WORK/x.npy" --profile /dev/full "$WORK/single/profile"
+check_eq "a profile that cannot be written: said, and exit 1" "$status:$(printf '%s\n' "$err" | tail -1)" \
+	"1:run-custom-op: cannot write /dev/full: No space left on device"
+
 # ---- the official sample's three variants on its shapes ----
 for variant in element tcm multicore; do
 	total=0

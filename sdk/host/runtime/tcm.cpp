@@ -418,6 +418,10 @@ void tcm_release_run()
     for (size_t i = 0; i < block_count; i++)
         if (pool.length[i] && pool.run[i] == pool.current_run)
             release(i);
+    // What the abandoned kernel wrote into freed pages is not the next op's.
+    for (size_t i = 0; i < block_count; i++)
+        if (pool.open_pages[i] && !is_tcm_malloc_block(i))
+            fill(slot_data_end(i) - pool.open_pages[i] * pool.page, slot_data_end(i));
     pool.run_in_progress = false;
 }
 
