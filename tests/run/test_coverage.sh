@@ -23,13 +23,13 @@ check_true "the single-core coverage kernels build" host_build "$WORK/single" co
 	'half_returned=my_ops::half_returned(Tensor x) -> Tensor' \
 	'zeros_returned=my_ops::zeros_returned(Tensor x) -> Tensor' \
 	'stream_relu=my_ops::stream_relu(Tensor x) -> Tensor' \
-	'element_relu=my_ops::element_relu(Tensor x) -> Tensor' \
-	'tcm_relu=my_ops::tcm_relu(Tensor x) -> Tensor' \
 	'add_out=my_ops::add_out(Tensor x) -> Tensor' \
 	'tcm_returned=my_ops::tcm_returned(Tensor x) -> Tensor' \
 	'fill_returned=my_ops::fill_returned(Tensor x) -> Tensor' \
 	'sum_returned=my_ops::sum_returned(Tensor x) -> Tensor' \
 	'element_out=my_ops::element_out(Tensor x) -> Tensor' \
+	'evens_then_odds=my_ops::evens_then_odds(Tensor x) -> Tensor' \
+	'evens_only=my_ops::evens_only(Tensor x) -> Tensor' \
 	-- "$SOURCE" "$TOP/tests/run/kernels/profile.cpp"
 sed 's/^/# /' "$WORK/single/build.log"
 
@@ -50,6 +50,7 @@ npy.make(work + "/small_plus_1.npy", "<f4", "10", [v + 1 for v in small])
 npy.make(work + "/small_twice.npy", "<f4", "10", [2 * v for v in small])
 npy.make(work + "/small_same.npy", "<f4", "10", small)
 npy.make(work + "/twos.npy", "<f4", "10", [2.0] * 10)
+npy.make(work + "/long.npy", "<f4", "20000", [float(v) for v in range(20000)])
 PY
 
 run_rows() {
@@ -115,13 +116,24 @@ run_capture "$RUN" --op half_returned --in "$WORK/small.npy" "$WORK/single/cover
 check_eq "a tensor from empty(), half written and returned" "$status:$err" \
 	"1:run-custom-op: op half_returned: output coverage: elements [5, 10) of the output were written by no core $DEVICE_UNWRITTEN"
 
+# ---- scattered single writes (a bitmap in the ledger) ----
+run_capture "$RUN" --op evens_only --in "$WORK/long.npy" "$WORK/single/coverage"
+check_eq "every other element of 20000 written: the first four, then a count" "$status:$err" \
+	"1:run-custom-op: op evens_only: output coverage: element 1 of the output was written by no core (on the device it keeps what the output buffer held before the op)
+run-custom-op: op evens_only: output coverage: element 3 of the output was written by no core (on the device it keeps what the output buffer held before the op)
+run-custom-op: op evens_only: output coverage: element 5 of the output was written by no core (on the device it keeps what the output buffer held before the op)
+run-custom-op: op evens_only: output coverage: element 7 of the output was written by no core (on the device it keeps what the output buffer held before the op)
+run-custom-op: op evens_only: output coverage: and 9996 more ranges written by no core (10000 elements in the 10000 ranges)"
+run_capture "$RUN" --op evens_then_odds --in "$WORK/long.npy" --expect "$WORK/long.npy" "$WORK/single/coverage"
+check_eq "the even elements, then the odd ones: all written" "$status:$out:$err" "0::"
+
 # ---- right kernels: nothing said, in every mode ----
 for mode in error warn off; do
 	run_rows rows --output-checks "$mode" --expect "$WORK/relu.npy"
 	check_eq "8 cores, each its share of the rows (--output-checks $mode): silent" "$status:$out:$err" "0::"
-	for case in zeros_returned:small_relu stream_relu:small_relu element_relu:small_relu \
-		tcm_relu:small_relu add_out:small_plus_1 tcm_returned:small_same fill_returned:twos \
-		sum_returned:small_twice element_out:small_relu; do
+	# (test_profile.sh runs profile.cpp's element and TCM kernels too.)
+	for case in zeros_returned:small_relu stream_relu:small_relu add_out:small_plus_1 \
+		tcm_returned:small_same fill_returned:twos sum_returned:small_twice element_out:small_relu; do
 		op=${case%%:*}
 		run_capture "$RUN" --op "$op" --in "$WORK/small.npy" --expect "$WORK/${case#*:}.npy" \
 			--output-checks "$mode" "$WORK/single/coverage"

@@ -12,8 +12,9 @@
  * half_returned, not):
  *   half_returned(x)            empty(), the first half written, returned
  *   zeros_returned(x), add_out(x), tcm_returned(x), fill_returned(x),
- *   sum_returned(x), element_out(x) (and, from profile.cpp beside it,
- *   element_relu, stream_relu and tcm_relu) */
+ *   sum_returned(x), element_out(x), evens_then_odds(x) (and, from
+ *   profile.cpp beside it, stream_relu)
+ *   evens_only(x)               every other element, scattered writes */
 #include <stddef.h>
 #include <stdint.h>
 #include <torch/torch.h>
@@ -151,4 +152,27 @@ torch::Tensor element_out(const torch::Tensor &x)
     for (int64_t i = x.numel(); i-- > 0;)
         to[i] = in[i] > 0.0f ? in[i] : 0.0f;
     return out;
+}
+
+// Every other element, then (when both) the rest: scattered single writes,
+// which the ledger keeps in a bitmap.
+static torch::Tensor alternate(const torch::Tensor &x, bool both)
+{
+    torch::Tensor out = get_dst_tensor();
+    auto in = x.accessor<float, 1>();
+    auto to = out.accessor<float, 1>();
+    for (int64_t first = 0; first < (both ? 2 : 1); first++)
+        for (int64_t i = first; i < x.numel(); i += 2)
+            to[i] = in[i];
+    return out;
+}
+
+torch::Tensor evens_then_odds(const torch::Tensor &x)
+{
+    return alternate(x, true);
+}
+
+torch::Tensor evens_only(const torch::Tensor &x)
+{
+    return alternate(x, false);
 }
