@@ -10,7 +10,8 @@ torch, which times:
      with the checks on (the default) and off, against torch.relu; the
      per-call cost on a 4x4 tensor, on 8 cores and on 1; and an element
      accessor writing 2**20 elements into the output (one recorded write
-     each), on and off;
+     each), on and off; and (bench/core_call.c, no torch needed) the
+     runtime's own cost of a call with the sets recorded and without;
  11. the TCM checks: a tcm_malloc/tcm_free pair of 4 KiB (its own pages, the
      fill pattern, the checks at free), against a 4 KiB tensor_to_tcm copy;
 and, from bench.py's interpreter:
@@ -75,6 +76,10 @@ def run(results):
     multi = runner_cases.build("multi", "examples/relu_multicore/relu.cpp", True)
     single = runner_cases.build("single", "examples/relu/relu.cpp", False)
     ledger = build("ledger", [os.path.join(TOP, "bench", "kernels", "ledger.cpp")], LEDGER_OPS, False)
+    results["core_call"] = core_call()
+    c = results["core_call"]
+    print("10. the runtime alone, one call of a 16-element relu: %.3f µs recording nothing, "
+          "%.3f µs recording the sets (TCM: %.3f and %.3f)" % (c["element"] + c["tcm"]))
     python = runner_cases.torch_python()
     if python is None:
         print("10-11. skipped: no interpreter here can import torch "
@@ -104,6 +109,24 @@ def run(results):
     for v in results["variants"]["rows"]:
         print("12. %-9s estimate %.1f µs an iteration (%s), model %.1f it/s, documented %.1f it/s"
               % (v["variant"], v["estimate"], v["counts"], v["model"], v["documented"]))
+
+
+def core_call():
+    """core_call's two figures for examples/relu (element accessors) and
+    examples/mlp's TCM relu_forward (a tcm_malloc/tcm_free a call)."""
+    program = os.path.join(WORK, "core_call")
+    subprocess.run(["cc", "-O2", "-I", os.path.join(TOP, "sdk", "host", "include"), "-o", program,
+                    os.path.join(TOP, "bench", "core_call.c"), "-ldl"], check=True)
+    count = "2000" if QUICK else "20000"
+    figures = {}
+    for name, library, op in (("element", os.path.join(runner_cases.WORK, "single", "relu.so"), "relu"),
+                              ("tcm", build("mlp-tcm", [os.path.join(TOP, "examples", "mlp", "tcm",
+                                                                     "relu.cpp")],
+                                            MLP_OPS, False) + ".so", "relu_forward")):
+        done = subprocess.run([program, library, op, count], check=True, stdout=subprocess.PIPE,
+                              text=True)
+        figures[name] = tuple(float(v) for v in done.stdout.split())
+    return figures
 
 
 def profile_variants():
@@ -150,10 +173,16 @@ def profile_variants():
 
 def markdown(results):
     out = []
+    c = results["core_call"]
+    out += ["", "**10. The output checks' cost.** The runtime alone (bench/core_call.c: one core "
+            "library called on this thread, best of 20 batches of each in turn): a call of "
+            "examples/relu on 16 elements takes %.3f µs recording nothing and %.3f µs recording the "
+            "output's sets; examples/mlp's TCM relu_forward %.3f and %.3f µs." % (
+                c["element"] + c["tcm"])]
     if "ledger" in results:
         r = results["ledger"]
         t = r["throughput"]
-        out += ["", "**10. The output checks' cost** (median of %d, alternating): examples/relu_multicore "
+        out += ["", "Through the runner (median of %d, alternating): examples/relu_multicore "
                 "on 8 cores over 2^24 float32 elements takes %.1f ms with the checks on (the "
                 "default) and %.1f ms with `output_checks='off'`, against torch.relu's %.1f ms: "
                 "on / torch.relu **%.2f** (aim: at most 1.5), on / off %.3f." % (
