@@ -1077,6 +1077,23 @@ static void test_profiles(void)
 	const struct rco_cost_constant *model = rco_cost_model(&count);
 	CHECK(count == 12 && strcmp(model[6].name, "HBM element access") == 0 && model[6].value > 200 &&
 	      model[6].value < 300, "the cost model's table");
+	/* run-custom-op(1) lists each constant as .B "NAME: VALUE UNIT". */
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/../../man/run-custom-op.1", top);
+	FILE *page = fopen(path, "r");
+	static char manual[256 * 1024];
+	size_t read = page ? fread(manual, 1, sizeof manual - 1, page) : 0;
+	manual[read] = '\0';
+	if (page)
+		fclose(page);
+	char missing[2048] = "";
+	for (size_t i = 0; i < count; i++) {
+		char line[256];
+		snprintf(line, sizeof line, "\n.B \"%s: %g %s\"\n", model[i].name, model[i].value, model[i].unit);
+		if (!strstr(manual, line) && strlen(missing) + strlen(line) < sizeof missing)
+			strcat(missing, line + 1);
+	}
+	CHECK_STR(missing, "", "run-custom-op(1) lists every constant of the cost model with its value");
 }
 
 static int reached_the_end;

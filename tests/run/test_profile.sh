@@ -2,7 +2,8 @@
 # test_profile.sh - run-custom-op --profile and --profile-svg: exact counts
 # for kernels whose accesses are known, the JSON's schema, the estimate that
 # ranks the official sample's three variants as the documentation does,
-# imbalance, and the cost table of run-custom-op(1) against the library's.
+# and imbalance.  (tests/run/test_library.c checks run-custom-op(1)'s table
+# of the cost model against the library's.)
 # Kernels: tests/run/kernels/profile.cpp, examples/relu_multicore and the
 # three variants of examples/mlp.
 . "$(dirname "$0")/../cli/lib.sh"
@@ -125,22 +126,4 @@ import sys
 element, tcm, multicore = map(float, sys.argv[1:])
 print(element > tcm > multicore, element / tcm >= 27.2 / 2)' "$estimate_element" "$estimate_tcm" "$estimate_multicore")" "True True"
 
-# ---- the cost table of run-custom-op(1) is the library's ----
-python3 - "$TOP" >"$WORK/constants" <<'PY'
-import ctypes, sys
-class Constant(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_double), ("unit", ctypes.c_char_p),
-                ("source", ctypes.c_char_p)]
-library = ctypes.CDLL(sys.argv[1] + "/libruncustomop.so")
-library.rco_cost_model.restype = ctypes.POINTER(Constant)
-count = ctypes.c_size_t()
-table = library.rco_cost_model(ctypes.byref(count))
-for i in range(count.value):
-    print('.B "%s: %g %s"' % (table[i].name.decode(), table[i].value, table[i].unit.decode()))
-PY
-missing=$(while IFS= read -r line; do
-	grep -qxF "$line" "$TOP/man/run-custom-op.1" || echo "$line"
-done <"$WORK/constants")
-check_eq "run-custom-op(1) lists every constant of the cost model with its value" \
-	"$(wc -l <"$WORK/constants" | tr -d ' ') missing: $missing" "12 missing: "
 finish
