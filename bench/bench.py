@@ -17,7 +17,10 @@ one machine, so the numbers compare like with like:
      100 KB, per byte;
   7-9. the runner: per-call overhead through Python, throughput, and
      run-custom-op's fixed cost (bench/runner_cases.py);
-  10. the sanitizers: a sanitized build's run time against a plain one's
+  10-12. the core ledger: what the output checks and the TCM checks cost,
+     and the profile of the official sample's three kernels
+     (bench/ledger_cases.py).
+  13. the sanitizers: a sanitized build's run time against a plain one's
      (bench/sanitize_cases.py).
 
 Usage: python3 bench/bench.py [--quick] [--record]
@@ -34,6 +37,7 @@ import subprocess
 import sys
 import time
 
+import ledger_cases  # cases 10-12: the output checks, the TCM checks, the profile
 import runner_cases  # cases 7-9: the runner library, its Python binding and run-custom-op
 import sanitize_cases  # case 10: what each sanitizer costs
 
@@ -494,6 +498,7 @@ def markdown(results):
     for shape, ((_, small_time), (_, large_time)), ratio in results["words"]:
         out.append("| %s | %.4f s | %.4f s | %.2f |" % (shape, small_time, large_time, ratio))
     out += runner_cases.markdown(results)
+    out += ledger_cases.markdown(results)
     out += sanitize_cases.markdown(results)
     return "\n".join(out) + "\n"
 
@@ -522,6 +527,7 @@ def main():
     case_codegen(results)
     case_words(results)
     runner_cases.run(results)
+    ledger_cases.run(results)
     sanitize_cases.run(results)
     text = markdown(results)
     with open(os.path.join(WORK, "results.md"), "w") as f:

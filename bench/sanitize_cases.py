@@ -1,4 +1,4 @@
-"""sanitize_cases.py - case 10 of bench/README.md: what each sanitizer costs.
+"""sanitize_cases.py - case 13 of bench/README.md: what each sanitizer costs.
 
 examples/relu_multicore built four ways (plain, --sanitize=address,
 --sanitize=undefined, --sanitize=address,undefined), each run by
@@ -78,7 +78,7 @@ def run(results):
         fixed = median_run([runner, "--in", small, library], runs)
         whole = median_run([runner, "--in", big, library], runs)
         rows.append((name, fixed, whole))
-        print("10. relu on 2^23 float32, %s: %.1f ms (4 values: %.1f ms)"
+        print("13. relu on 2^23 float32, %s: %.1f ms (4 values: %.1f ms)"
               % (name, whole * 1e3, fixed * 1e3))
     results["sanitize"] = dict(rows=rows, runs=runs, elements=BIG)
 
@@ -87,7 +87,7 @@ def markdown(results):
     s = results["sanitize"]
     plain_fixed, plain_whole = s["rows"][0][1], s["rows"][0][2]
     plain_work = plain_whole - plain_fixed
-    out = ["", "**10. Sanitizers** (examples/relu_multicore on 8 cores through run-custom-op, "
+    out = ["", "**13. Sanitizers** (examples/relu_multicore on 8 cores through run-custom-op, "
            "median of %d runs; the data's part is the 2^23-value run less the 4-value run):"
            % s["runs"], "",
            "| build | 2^23 values | 4 values | the data's part | / plain's |",

@@ -49,7 +49,8 @@
  * own; the caller's threads are left as they are.
  *
  * Per call, rco_run reads no file, loads nothing, and allocates nothing
- * that grows with the number of calls.  When a build has fewer cores than
+ * that grows with the number of calls (but for the profiles that an open
+ * collection keeps, see rco_profile_collect_begin).  When a build has fewer cores than
  * the machine has CPUs (a single-core build, on most machines), a core's
  * thread keeps looking for the next call for 50 microseconds after each
  * call before it sleeps, and the caller for the op's end for 20, since a
@@ -190,8 +191,30 @@ struct rco_error {
 
 /* Receives what core printed, length bytes (not NUL-terminated). */
 typedef void (*rco_print_fn)(void *context, int core, const char *text, size_t length);
-/* Receives a warning of the runtime, "core N: op NAME: ...", whole. */
+/* Receives a warning of the runtime, "core N: op NAME: ...", whole, or of
+ * the output checks, "op NAME: output coverage: ..." (core -1). */
 typedef void (*rco_warn_fn)(void *context, int core, const char *text);
+
+/* What the output checks do with what they find.  After an op has run on
+ * every core, the checks read the core ledger of each core (the output
+ * elements it wrote and read, recorded by the runtime) and find:
+ *   - elements of the output that no core wrote;
+ *   - elements that two or more cores wrote;
+ *   - elements that one core read while another core writes them.
+ * Each finding is one line naming the rule, the elements and the cores:
+ *   "op relu: output coverage: elements [4128, 4773) of the output (rows 32-36) were written by no core ..."
+ * (see OUTPUT CHECKS in run-custom-op(1)). */
+enum rco_output_checks {
+	RCO_OUTPUT_CHECKS_DEFAULT = 0, /* the environment variable below, else ERROR */
+	RCO_OUTPUT_CHECKS_ERROR,       /* a finding fails the call: RCO_ERROR_OP, one line each */
+	RCO_OUTPUT_CHECKS_WARN,        /* each finding is a warning (core -1); the call succeeds */
+	RCO_OUTPUT_CHECKS_OFF          /* nothing is recorded or checked */
+};
+/* Read by rco_open when rco_options.output_checks is 0: "error", "warn" or
+ * "off"; any other value makes rco_open fail (RCO_ERROR_USAGE).  It lets
+ * programs that open builds for the user (the Python binding, torch.ops)
+ * be switched without a change to them. */
+#define RCO_OUTPUT_CHECKS_VARIABLE "BUILD_CUSTOM_OP_OUTPUT_CHECKS"
 
 /* How to open a build.  Zero-initialised: the defaults. */
 struct rco_options {
@@ -201,6 +224,7 @@ struct rco_options {
 	rco_print_fn print;  /* NULL: printf output is dropped */
 	rco_warn_fn warn;    /* NULL: warnings are dropped */
 	void *context;       /* passed to print and warn */
+	int output_checks;   /* enum rco_output_checks */
 };
 
 typedef struct rco_library rco_library;
@@ -252,6 +276,92 @@ int rco_check_argument_count(const rco_library *library, int op, int count,
  * returns, whether the op succeeded or not. */
 int rco_run(rco_library *library, int op, const struct rco_argument *arguments, int count,
             const struct rco_tensor *output, double timeout, struct rco_error *error);
+
+/* The profile of a call: what each core did, counted from its core
+ * ledger, and what that would cost on the device by the cost model of
+ * run-custom-op(1) (THE PROFILE, THE COST MODEL).  The times are an
+ * estimate from documented figures, not a measurement. */
+#define RCO_PROFILE_KINDS 4
+/* The kinds of estimated device time, as a profile splits it. */
+enum rco_profile_kind {
+	RCO_PROFILE_HBM_ELEMENTS, /* element accessors, and streams without a TCM buffer */
+	RCO_PROFILE_STREAM,       /* streams with a TCM buffer */
+	RCO_PROFILE_TCM_COPIES,   /* tensor_to_tcm and tcm_to_tensor */
+	RCO_PROFILE_COMPUTE       /* element-wise ops, fills, customop_return_tensor's copy */
+};
+#define RCO_PROFILE_CORES 8
+
+struct rco_core_profile {
+	int core;                         /* 0..7 */
+	uint64_t element_reads;           /* uses of read-only element accessors */
+	uint64_t element_writes;          /* uses of writable ones (each may write) */
+	uint64_t stream_reads;            /* elements read through read stream accessors */
+	uint64_t stream_writes;           /* elements written through write stream accessors */
+	uint64_t buffered_stream_bytes;   /* the bytes of those through a TCM buffer */
+	uint64_t unbuffered_stream_elements; /* those through streams without one */
+	uint64_t tensor_to_tcm_calls;
+	uint64_t tensor_to_tcm_bytes;
+	uint64_t tcm_to_tensor_calls;
+	uint64_t tcm_to_tensor_bytes;
+	uint64_t tcm_peak_bytes;          /* of the 16 KiB pool, in 64-byte blocks */
+	uint64_t elementwise_calls;       /* element-wise ops, fill_ and the filling factories */
+	uint64_t elementwise_elements;
+	uint64_t elementwise_bytes;       /* read and written by them */
+	uint64_t result_copy_bytes;       /* read and written by customop_return_tensor */
+	int64_t output_elements_written;  /* -1: not recorded (output checks off) */
+	double host_us;                   /* the core's wall time on the host */
+	double estimated_us[RCO_PROFILE_KINDS];
+	double estimated_device_us;       /* their sum */
+};
+
+struct rco_profile {
+	char op[RCO_NAME_SIZE];
+	int core_count;                   /* 1 or 8 */
+	struct rco_core_profile cores[RCO_PROFILE_CORES];
+	double fixed_us;                  /* the op's own cost, beyond its slowest core */
+	double estimated_device_us;       /* the slowest core's estimate plus fixed_us */
+	double imbalance;                 /* the busiest core's estimate / the mean over the cores */
+};
+
+/* The profile of library's last call that ran on every core to its end
+ * (also when the output checks then failed it).  Returns 0, or
+ * RCO_ERROR_USAGE when there is none (no call yet, or the last one failed
+ * on a core). */
+int rco_last_profile(rco_library *library, struct rco_profile *profile);
+
+/* A profile as text, written into text (size bytes, NUL-terminated when
+ * size > 0); each returns the length of the whole text, as snprintf does,
+ * so a call with size 0 measures it.  json: {"op": ..., "cores": [...],
+ * "estimated_device_us": F, "imbalance": F} as run-custom-op --profile
+ * writes it; table: the lines run-custom-op --profile shows; svg: a
+ * standalone SVG of per-core bars of estimated time by kind. */
+size_t rco_profile_json(const struct rco_profile *profile, char *text, size_t size);
+size_t rco_profile_table(const struct rco_profile *profile, char *text, size_t size);
+size_t rco_profile_svg(const struct rco_profile *profile, char *text, size_t size);
+
+/* Collecting the profiles of every call in the process.  While at least one
+ * collection is open, each rco_run of any library that runs on every core
+ * to its end appends its profile to one list (this grows with the calls:
+ * about 1.3 KiB each).  rco_profile_collect_begin opens a collection and
+ * sets *first to the index the next profile will have; the profiles it
+ * collects are those from *first to rco_profile_collected(), read with
+ * rco_profile_collected_get; rco_profile_collect_end closes it, and the
+ * last to close frees the list.  Any thread may call these.  Returns 0, or
+ * RCO_ERROR_USAGE (get: index out of range; end: none open). */
+int rco_profile_collect_begin(size_t *first);
+size_t rco_profile_collected(void);
+int rco_profile_collected_get(size_t index, struct rco_profile *profile);
+int rco_profile_collect_end(void);
+
+/* One constant of the cost model, as run-custom-op(1) lists it. */
+struct rco_cost_constant {
+	const char *name;
+	double value;
+	const char *unit;
+	const char *source;       /* where it comes from, or the assumption */
+};
+/* The cost model's constants; *count is set to their number. */
+const struct rco_cost_constant *rco_cost_model(size_t *count);
 
 /* The library's version, RCO_VERSION. */
 const char *rco_version(void);

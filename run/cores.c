@@ -1,5 +1,6 @@
 /* cores.c - one thread per core, kept from call to call, running an op on all at once. */
 #include "cores.h"
+#include "runtime_fault.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -267,6 +268,8 @@ int team_run(struct core_team *team, const char *op, const struct customop_host_
 		call->warn = on_warn;
 		call->context = core;
 		call->error[0] = '\0';
+		call->record = team->record;
+		call->describe_fault = NULL;
 		fault_reset(&core->fault);
 		core->guards_dropped = 0;
 		core->outcome = CORE_DONE;
@@ -324,6 +327,8 @@ void team_describe(const struct core *core, double timeout, char *message, size_
 		         "read and write the call's tensors", id, op, limit);
 		break;
 	case CORE_FAULTED:
+		if (fault_in_runtime_memory(core, message, size))
+			break;
 		if (fault->overflowed_guard >= 0) {
 			snprintf(message, size, "core %d: op %s: stack overflow in %s; build with a larger "
 			         "-DSTACK_SIZE=<bytes> (see build-custom-op(1))", id, op,

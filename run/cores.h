@@ -62,6 +62,7 @@ struct core_team {
 	pthread_cond_t finished;             /* on CLOCK_MONOTONIC */
 	int lost;                            /* a core was lost: the team is never freed */
 	int spin;                            /* fewer cores than CPUs: poll a moment before sleeping */
+	int record;                          /* what the cores' runtime records: CUSTOMOP_HOST_RECORD_* */
 };
 
 /* Makes a team of count cores (1 or 8) with no library loaded and no

@@ -15,9 +15,11 @@
 
 #include "check.h"
 #include "cores.h"
+#include "coverage.h"
 #include "errors.h"
 #include "fault.h"
 #include "opsfile.h"
+#include "profile.h"
 #include "sanitized.h"
 
 /* The tensors of this API are the host ABI's, field for field. */
@@ -71,6 +73,9 @@ struct rco_library {
 	struct customop_host_tensor args[RCO_MAX_ARGUMENTS];
 	struct check_scalars scalars;
 	struct customop_host_tensor output;
+	int output_checks;          /* enum rco_output_checks, never DEFAULT */
+	int has_profile;            /* the last call ran on every core to its end */
+	struct rco_profile last_profile;
 };
 
 const char *rco_version(void)
@@ -260,6 +265,9 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 		return error_set(error, RCO_ERROR_USAGE, NULL, "%s: name the build without a suffix, "
 		                 "as BUILD_DIR/NAME (e.g. build/relu for build/relu.so)", path);
 	int status = check_options(options, error);
+	int output_checks = RCO_OUTPUT_CHECKS_ERROR;
+	if (status == 0)
+		status = coverage_mode(options, &output_checks, error);
 	long print_limit = -1;
 	if (status == 0)
 		status = read_print_limit(&print_limit, error);
@@ -292,6 +300,7 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 	library->warn = options->warn;
 	library->context = options->context;
 	library->print_limit = print_limit;
+	library->output_checks = output_checks;
 	library->path = strdup(path);
 	library->team = team_create(ops.cores, print_limit);
 	if (!library->path || !library->team) {
@@ -487,13 +496,33 @@ int rco_run(rco_library *library, int op, const struct rco_argument *arguments, 
 		                   "cannot install the fault handlers: %s", strerror(errno));
 	if (status == 0) {
 		int timed_out = 0;
+		library->team->record = coverage_record_flags(library->output_checks, &library->output);
 		int failed = team_run(library->team, record->name, library->args, count,
 		                      &library->output, library->core_stack, timeout, &timed_out);
 		fault_handlers_release();
 		deliver_output(library, record->name);
-		if (failed)
+		library->has_profile = !failed;
+		if (failed) {
 			status = describe_failures(library, record->name, timeout, timed_out, error);
+		} else {
+			profile_build(&library->last_profile, library->team, record->name);
+			profile_collect(&library->last_profile);
+			status = coverage_check(library->team, &library->output, library->output_checks,
+			                        record->name, library->warn, library->context, error);
+		}
 	}
+	pthread_mutex_unlock(&library->run_lock);
+	return status;
+}
+
+int rco_last_profile(rco_library *library, struct rco_profile *profile)
+{
+	if (!library || !profile)
+		return RCO_ERROR_USAGE;
+	pthread_mutex_lock(&library->run_lock);
+	int status = library->has_profile ? 0 : RCO_ERROR_USAGE;
+	if (library->has_profile)
+		*profile = library->last_profile;
 	pthread_mutex_unlock(&library->run_lock);
 	return status;
 }

@@ -16,6 +16,7 @@
 #include "console.h"
 #include "npy.h"
 #include "options.h"
+#include "profile_report.h"
 #include "runcustomop.h"
 #include "sanitized.h"
 
@@ -235,6 +236,7 @@ int main(int argc, char **argv)
 	open_options.cores = options.cores;
 	open_options.core_stack = options.core_stack;
 	open_options.timeout = options.timeout;
+	open_options.output_checks = options.output_checks;
 	open_options.print = console_print;
 	open_options.warn = console_warn;
 	static struct rco_error problem; /* big: not on the stack */
@@ -267,11 +269,15 @@ int main(int argc, char **argv)
 	if (status == 0) {
 		struct rco_tensor output_tensor;
 		arguments_tensor_of(&output, &output_tensor);
-		if (rco_run(library, op, arguments, count, &output_tensor, RCO_DEFAULT_TIMEOUT,
-		            &problem) != 0) {
+		int failed = rco_run(library, op, arguments, count, &output_tensor,
+		                     RCO_DEFAULT_TIMEOUT, &problem);
+		if (failed) {
 			report(problem.message);
 			status = exit_status_of(problem.status);
 		}
+		if ((failed == 0 || failed == RCO_ERROR_OP) &&
+		    profile_report(library, options.profile, options.profile_svg) != 0 && status == 0)
+			status = EXIT_FAILED;
 	}
 	if (status == 0)
 		status = finish_output(&options, &output, &expected);

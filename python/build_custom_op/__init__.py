@@ -32,6 +32,7 @@ import threading
 import warnings
 
 from build_custom_op import _library as _library_files
+from build_custom_op._profile import profile, Profile, CoreProfile
 
 __version__ = '0.21.2.0'
 versions = {
@@ -40,7 +41,7 @@ versions = {
 }
 
 __all__ = ['compile', 'generate_wrapper', 'library_path', 'BuildError', 'BuildWarning',
-           'main', 'versions', '__version__']
+           'main', 'versions', '__version__', 'profile', 'Profile', 'CoreProfile']
 
 PROGRAM = 'build-custom-op'
 LIBRARY_VARIABLE = 'BUILD_CUSTOM_OP_LIBRARY'

@@ -30,6 +30,7 @@ import warnings
 
 # The module itself: the package binds the name _library to a function.
 from build_custom_op._library import load as _load_library, LibraryNotFound as _LibraryNotFound
+from build_custom_op import _profile
 
 __all__ = ['open', 'Library', 'Op', 'RunError', 'RunWarning', 'library_path']
 
@@ -115,7 +116,10 @@ _WARN_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_
 class _Options(ctypes.Structure):
     _fields_ = [('cores', ctypes.c_int), ('core_stack', ctypes.c_size_t),
                 ('timeout', ctypes.c_double), ('print', _PRINT_FUNCTION),
-                ('warn', _WARN_FUNCTION), ('context', ctypes.c_void_p)]
+                ('warn', _WARN_FUNCTION), ('context', ctypes.c_void_p),
+                ('output_checks', ctypes.c_int)]
+# enum rco_output_checks
+_OUTPUT_CHECKS = {'error': 1, 'warn': 2, 'off': 3}
 
 
 def _declare(library):
@@ -219,7 +223,8 @@ def _warn_as_python_does(text):
     warnings.warn(text, RunWarning, stacklevel=3)
 
 
-def open(path, *, cores=None, core_stack=None, timeout=None, on_print=None, on_warning=None):
+def open(path, *, cores=None, core_stack=None, timeout=None, on_print=None, on_warning=None,
+         output_checks=None):
     """Opens the host build at path (BUILD_DIR/NAME, as run-custom-op takes
     it; a str or path-like) and returns a Library.
 
@@ -230,15 +235,18 @@ def open(path, *, cores=None, core_stack=None, timeout=None, on_print=None, on_w
     run (default: core 0's on sys.stdout, the others' on sys.stderr marked
     [core N], as run-custom-op shows them); on_warning(text): receives each
     warning of the runtime (default: a Python warning of category
-    RunWarning).  Raises RunError when the build cannot be opened."""
-    return Library(path, cores, core_stack, timeout, on_print, on_warning)
+    RunWarning); output_checks: 'error', 'warn' or 'off', what output
+    elements no core wrote, two cores wrote, or one core read while another
+    writes them are (None: $BUILD_CUSTOM_OP_OUTPUT_CHECKS, else 'error'; see
+    run-custom-op(1)).  Raises RunError when the build cannot be opened."""
+    return Library(path, cores, core_stack, timeout, on_print, on_warning, output_checks)
 
 
 class Library:
     """An open host build; see open().  Calls on one Library from several
     threads take turns; different Libraries run at the same time."""
 
-    def __init__(self, path, cores, core_stack, timeout, on_print, on_warning):
+    def __init__(self, path, cores, core_stack, timeout, on_print, on_warning, output_checks=None):
         self._handle = None
         self._shared = _load()
         self.path = os.fspath(path)
@@ -263,6 +271,11 @@ class Library:
                                kind='usage')
             options.core_stack = core_stack
         options.timeout = self._seconds(timeout, 'timeout', 0.0)
+        if output_checks is not None:
+            if output_checks not in _OUTPUT_CHECKS:
+                raise RunError(f"output_checks={output_checks!r}: expected 'error', 'warn' or "
+                               "'off' (or None)", kind='usage')
+            options.output_checks = _OUTPUT_CHECKS[output_checks]
         options.print = self._print_callback
         options.warn = self._warn_callback
         error = _Error()
@@ -388,7 +401,7 @@ class Library:
         raise RunError(f'{what} has {value.dim()} dimensions; a device tensor has at most '
                        f'{_MAX_RANK}', op=op.name, kind='argument')
 
-    def run(self, op, *args, out=None, shape=None, dtype=None, timeout=None):
+    def run(self, op, *args, out=None, shape=None, dtype=None, timeout=None, profile=False):
         """Runs op (a name or an Op) on every core at once and returns the output.
 
         args: a torch tensor for each Tensor argument, a Python number for
@@ -405,7 +418,8 @@ class Library:
         they are stopped, and the library runs no more ops: close it and
         open the build again.  The kernel's printf output and the runtime's
         warnings reach on_print and on_warning before run returns, also
-        when it raises."""
+        when it raises.  profile=True returns (output, profile), the call's
+        build_custom_op.Profile (see run-custom-op(1), THE PROFILE)."""
         if isinstance(op, Op):
             op = op.name
         index = self._index.get(op) if isinstance(op, str) else None
@@ -453,6 +467,7 @@ class Library:
             status = self._run(self._handle, index, self._arguments_pointer, count,
                                self._output_pointer, seconds, self._error_pointer)
             failure = _error_of(self._error) if status != 0 else None
+            measured = _profile.last(self._handle) if profile and failure is None else None
             printed, warned = self._printed, self._warned
             self._printed, self._warned = [], []
         for core, text in printed:
@@ -463,8 +478,8 @@ class Library:
             raise failure
         if copy_back is not None:
             copy_back.copy_(result)
-            return copy_back
-        return result
+            result = copy_back
+        return (result, measured) if profile else result
 
     def _output_for(self, record, out, shape, dtype, first_tensor, torch):
         """The tensor the cores write into, and the caller's out when that

@@ -925,6 +925,177 @@ static void test_lost_core(void)
 
 /* A kernel that ended the process (exit(0) in a thread) would end this
  * program with status 0 and fewer checks: that is a failure. */
+/* ---- the output checks and the profiles ---- */
+
+static rco_library *open_checked(const char *path, int output_checks, struct capture *capture,
+                                 int *status)
+{
+	struct rco_options options;
+	memset(&options, 0, sizeof options);
+	options.output_checks = output_checks;
+	options.warn = capture ? capture_warn : NULL;
+	options.context = capture;
+	rco_library *library = NULL;
+	*status = rco_open(path, &options, &library, &error);
+	return library;
+}
+
+static void test_output_checks(void)
+{
+	const char *unwritten = "op copies: output coverage: elements [8, 10) of the output were written "
+	                        "by no core (on the device they keep what the output buffer held before "
+	                        "the op)";
+	float out[10];
+	struct capture capture;
+	memset(&capture, 0, sizeof capture);
+	int status;
+	rco_library *library = open_checked(fake_multi, 0, &capture, &status);
+	if (!library)
+		return;
+	CHECK_INT(run_on(library, "copies", out, 0, NULL, 0), RCO_ERROR_OP,
+	          "8 cores writing one element each of 10: an error by default");
+	CHECK_STR(error.message, unwritten, "it names the elements no core wrote");
+	CHECK_INT(error.core, -1, "and no core");
+	CHECK_STR(capture.warnings, "", "and warns of nothing");
+	check_good_call(library, "output checks");
+	rco_close(library);
+
+	library = open_checked(fake_multi, RCO_OUTPUT_CHECKS_WARN, &capture, &status);
+	if (!library)
+		return;
+	CHECK_INT(run_on(library, "copies", out, 0, NULL, 0), 0, "RCO_OUTPUT_CHECKS_WARN: the call succeeds");
+	char expected[1024];
+	snprintf(expected, sizeof expected, "-1|%s\n", unwritten);
+	CHECK_STR(capture.warnings, expected, "with the finding as a warning of core -1");
+	rco_close(library);
+
+	memset(&capture, 0, sizeof capture);
+	library = open_checked(fake_multi, RCO_OUTPUT_CHECKS_OFF, &capture, &status);
+	if (!library)
+		return;
+	CHECK_INT(run_on(library, "copies", out, 0, NULL, 0), 0, "RCO_OUTPUT_CHECKS_OFF: the call succeeds");
+	CHECK_STR(capture.warnings, "", "and nothing is said");
+	rco_close(library);
+
+	CHECK(open_checked(fake_multi, 9, NULL, &status) == NULL && status == RCO_ERROR_USAGE,
+	      "another output_checks value is refused");
+	CHECK_STR(error.message, "output_checks 9: expected RCO_OUTPUT_CHECKS_ERROR, _WARN or _OFF (or 0: "
+	          "from BUILD_CUSTOM_OP_OUTPUT_CHECKS)", "naming the values");
+	setenv(RCO_OUTPUT_CHECKS_VARIABLE, "sometimes", 1);
+	CHECK(open_checked(fake_multi, 0, NULL, &status) == NULL && status == RCO_ERROR_USAGE,
+	      "a bad BUILD_CUSTOM_OP_OUTPUT_CHECKS is refused by rco_open");
+	CHECK_STR(error.message, "BUILD_CUSTOM_OP_OUTPUT_CHECKS=sometimes: expected error (the default), "
+	          "warn or off", "naming the variable and its values");
+	setenv(RCO_OUTPUT_CHECKS_VARIABLE, "warn", 1);
+	memset(&capture, 0, sizeof capture);
+	library = open_checked(fake_multi, 0, &capture, &status);
+	if (library) {
+		CHECK_INT(run_on(library, "copies", out, 0, NULL, 0), 0,
+		          "BUILD_CUSTOM_OP_OUTPUT_CHECKS=warn: the call succeeds");
+		CHECK_STR(capture.warnings, expected, "with the warning");
+		rco_close(library);
+	}
+	library = open_checked(fake_multi, RCO_OUTPUT_CHECKS_ERROR, NULL, &status);
+	if (library) {
+		CHECK_INT(run_on(library, "copies", out, 0, NULL, 0), RCO_ERROR_OP,
+		          "rco_options.output_checks wins over the variable");
+		rco_close(library);
+	}
+	unsetenv(RCO_OUTPUT_CHECKS_VARIABLE);
+}
+
+static void test_profiles(void)
+{
+	struct rco_profile profile;
+	rco_library *library = open_build(mischief_multi, 0, NULL);
+	if (!library)
+		return;
+	CHECK_INT(rco_last_profile(library, &profile), RCO_ERROR_USAGE, "no profile before the first call");
+	size_t first;
+	CHECK_INT(rco_profile_collect_begin(&first), 0, "a collection opens");
+	float out[10];
+	CHECK_INT(run_on(library, "relu", out, 0, NULL, 0), 0, "relu on 8 cores");
+	CHECK_INT(rco_last_profile(library, &profile), 0, "its profile");
+	CHECK_STR(profile.op, "relu", "names the op");
+	CHECK_INT(profile.core_count, 8, "and has 8 cores");
+	/* 10 elements: shares of 1, 1, 1, 2, 1, 1, 1, 2, each copied in and out
+	 * once through a 256-float buffer. */
+	char text[512];
+	snprintf(text, sizeof text, "%d %llu %llu %llu %llu %lld %llu", profile.cores[3].core,
+	         (unsigned long long)profile.cores[3].tensor_to_tcm_calls,
+	         (unsigned long long)profile.cores[3].tensor_to_tcm_bytes,
+	         (unsigned long long)profile.cores[3].tcm_to_tensor_bytes,
+	         (unsigned long long)profile.cores[3].tcm_peak_bytes,
+	         (long long)profile.cores[3].output_elements_written,
+	         (unsigned long long)profile.cores[3].element_reads);
+	CHECK_STR(text, "3 1 8 8 1024 2 0", "core 3's counts: 1 copy of 8 bytes each way, 1 KiB of TCM, 2 elements");
+	snprintf(text, sizeof text, "%.6f %.6f %.3f", profile.estimated_device_us,
+	         profile.cores[7].estimated_device_us, profile.imbalance);
+	char expected[512];
+	snprintf(expected, sizeof expected, "%.6f %.6f 1.600", profile.cores[3].estimated_device_us,
+	         profile.cores[3].estimated_device_us);
+	CHECK_STR(text, expected, "the op's estimate is the slowest core's; imbalance 2 / 1.25");
+	size_t length = rco_profile_json(&profile, NULL, 0);
+	char *json = malloc(length + 1);
+	CHECK(json && rco_profile_json(&profile, json, length + 1) == length && strlen(json) == length,
+	      "rco_profile_json measures its text, and writes it whole");
+	if (json)
+		CHECK(strncmp(json, "{\"op\": \"relu\", \"cores\": [\n  {\"core\": 0, \"element_reads\": 0,", 45) == 0,
+		      "the JSON starts as documented");
+	free(json);
+	char small[10];
+	CHECK(rco_profile_table(&profile, small, sizeof small) > sizeof small &&
+	      strcmp(small, "profile o") == 0, "a short buffer gets the start, terminated");
+
+	rco_library *fake = open_build(fake_multi, 0, NULL);
+	if (fake) {
+		size_t inner;
+		CHECK_INT(rco_profile_collect_begin(&inner), 0, "a second collection opens inside the first");
+		CHECK_INT(inner, first + 1, "after the first's one profile");
+		CHECK_INT(run_on(fake, "scale2", out, 0, NULL, 0), 0, "a call on another library");
+		CHECK_INT(rco_profile_collect_end(), 0, "the inner collection closes");
+		CHECK_INT(rco_profile_collected(), first + 2, "both calls were collected");
+		CHECK(rco_profile_collected_get(first, &profile) == 0 && strcmp(profile.op, "relu") == 0,
+		      "the first is relu's");
+		CHECK(rco_profile_collected_get(first + 1, &profile) == 0 && strcmp(profile.op, "scale2") == 0 &&
+		      profile.core_count == 8 && profile.cores[7].output_elements_written == 2,
+		      "the second is scale2's, with what the fake core reported");
+		rco_close(fake);
+	}
+	CHECK_INT(rco_profile_collect_end(), 0, "the outer collection closes");
+	CHECK_INT(rco_profile_collected(), 0, "the last to close frees the profiles");
+	CHECK_INT(rco_profile_collected_get(0, &profile), RCO_ERROR_USAGE, "none is left");
+	CHECK_INT(rco_profile_collect_end(), RCO_ERROR_USAGE, "closing a collection that is not open");
+	CHECK_INT(run_on(library, "relu", out, 0, NULL, 0), 0, "a call with no collection open");
+	CHECK_INT(rco_profile_collected(), 0, "is not collected");
+
+	struct rco_argument extra[2] = {integer_argument(1), integer_argument(2)};
+	CHECK_INT(run_on(library, "mischief", out, 2, extra, 0), RCO_ERROR_OP, "a call that faults on core 2");
+	CHECK_INT(rco_last_profile(library, &profile), RCO_ERROR_USAGE, "has no profile");
+	rco_close(library);
+	size_t count;
+	const struct rco_cost_constant *model = rco_cost_model(&count);
+	CHECK(count == 12 && strcmp(model[6].name, "HBM element access") == 0 && model[6].value > 200 &&
+	      model[6].value < 300, "the cost model's table");
+	/* run-custom-op(1) lists each constant as .B "NAME: VALUE UNIT". */
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/../../man/run-custom-op.1", top);
+	FILE *page = fopen(path, "r");
+	static char manual[256 * 1024];
+	size_t read = page ? fread(manual, 1, sizeof manual - 1, page) : 0;
+	manual[read] = '\0';
+	if (page)
+		fclose(page);
+	char missing[2048] = "";
+	for (size_t i = 0; i < count; i++) {
+		char line[256];
+		snprintf(line, sizeof line, "\n.B \"%s: %g %s\"\n", model[i].name, model[i].value, model[i].unit);
+		if (!strstr(manual, line) && strlen(missing) + strlen(line) < sizeof missing)
+			strcat(missing, line + 1);
+	}
+	CHECK_STR(missing, "", "run-custom-op(1) lists every constant of the cost model with its value");
+}
+
 static int reached_the_end;
 
 static void check_the_end_was_reached(void)
@@ -949,6 +1120,8 @@ int main(int argc, char **argv)
 	test_time_limit();
 	test_printf_and_warnings();
 	test_print_buffer();
+	test_output_checks();
+	test_profiles();
 	test_signal_dispositions();
 	test_threads();
 	test_fork();

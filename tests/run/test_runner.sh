@@ -47,10 +47,15 @@ check_file "scale2 single-core output" "$WORK/out.npy" "$WORK/y.npy"
 run_op --op scale2 --cores 1 --in "$WORK/x_big.npy" --expect "$WORK/y.npy" "$S/fake"
 check_eq "big-endian input read in host order; --cores 1 picks NAME.so" "$status:$err" "0:"
 
+rm -f "$WORK/out.npy"
 run_op --op copies --in "$WORK/x.npy" --out "$WORK/out.npy" "$M/fake"
-check_eq "each core is its own copy of its library; unwritten elements are NaN" \
-	"$status:$(npy show "$WORK/out.npy")" \
-	"0:<f4 (2, 5): 1.0 1.0 1.0 1.0 1.0 1.0 1.0 1.0 nan nan"
+check_eq "elements no core wrote are an error, and no output is written" \
+	"$status:$err:$(ls "$WORK/out.npy" 2>&1 >/dev/null | wc -l)" \
+	"1:run-custom-op: op copies: output coverage: elements [8, 10) of the output (row 1) were written by no core (on the device they keep what the output buffer held before the op):1"
+run_op --op copies --in "$WORK/x.npy" --out "$WORK/out.npy" --output-checks warn "$M/fake"
+check_eq "each core is its own copy of its library; with --output-checks warn, unwritten elements are NaN" \
+	"$status:$err:$(npy show "$WORK/out.npy")" \
+	"0:run-custom-op: warning: op copies: output coverage: elements [8, 10) of the output (row 1) were written by no core (on the device they keep what the output buffer held before the op):<f4 (2, 5): 1.0 1.0 1.0 1.0 1.0 1.0 1.0 1.0 nan nan"
 
 # ---- --expect ----
 npy make "$WORK/want.npy" '<f4' 2,5 2 4 6 8 10 12 14 16 18.5 21

@@ -11,6 +11,7 @@
 
 #include "neuron/host_abi.h"
 #include "neuron/wrapper_api.h"
+#include "ledger.h"
 #include "runtime.h"
 #include "sanitizer.h"
 
@@ -244,10 +245,12 @@ CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
     stack_unpoison(core);
     state.host_stack = thread_stack();
     reports_watch(&state.reports);
+    ledger_begin(call);
     fiber_leave(&state.host_fake_stack, core);
     // Back here when the launcher returns, or from abandon_run().
     context_swap(&state.host_context, &state.core_context);
     fiber_arrive(state.host_fake_stack);
+    ledger_end(call);
     int reports = reports_count(&state.reports);
     if (state.violated) {
         stack_switch_reset();

@@ -10,15 +10,30 @@
 
 #include "sanitizer.h"
 
+namespace neuron_host {
+
+// Makes [address, address + size) a region ASan reports any access to.
+inline void tcm_poison(const volatile void *address, size_t size)
+{
 #ifdef CUSTOMOP_HOST_ASAN
-// The runtime's own reads of poisoned TCM (its guard checks).
-#define TCM_READS_POISON __attribute__((no_sanitize_address))
-inline void tcm_poison(const void *start, size_t length) { ASAN_POISON_MEMORY_REGION(start, length); }
-inline void tcm_unpoison(const void *start, size_t length) { ASAN_UNPOISON_MEMORY_REGION(start, length); }
+    ASAN_POISON_MEMORY_REGION(address, size);
 #else
-#define TCM_READS_POISON
-inline void tcm_poison(const void *, size_t) {}
-inline void tcm_unpoison(const void *, size_t) {}
+    (void)address;
+    (void)size;
 #endif
+}
+
+// Makes [address, address + size) accessible again.
+inline void tcm_unpoison(const volatile void *address, size_t size)
+{
+#ifdef CUSTOMOP_HOST_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(address, size);
+#else
+    (void)address;
+    (void)size;
+#endif
+}
+
+} // namespace neuron_host
 
 #endif
