@@ -76,7 +76,7 @@ void Tensor::check_accessor(ScalarType element_type, size_t dims) const
                                c10::toString(scalar_type()), c10::toString(element_type));
 }
 
-const Tensor &Tensor::fill_(const Scalar &value) const
+Tensor &Tensor::fill_(const Scalar &value) const
 {
     const neuron_host::TensorImpl &tensor = impl();
     for (int64_t i = 0; i < tensor.numel; i++) {
@@ -86,7 +86,7 @@ const Tensor &Tensor::fill_(const Scalar &value) const
         else
             neuron_host::element_store_integer(element, tensor.dtype, value.toLong());
     }
-    return *this;
+    return const_cast<Tensor &>(*this);
 }
 
 } // namespace at
