@@ -270,7 +270,7 @@ static int claim_generated_names(struct name_set *names, size_t index, struct di
 	if (length >= FUNCTION_NAME_LIMIT)
 		return diag_fail(diag, BCO_ERROR_INPUT, "op %zu: function name '%s' is too long",
 		                 index + 1, function);
-	memcpy(generated, function, length);
+	memcpy(generated, function, length + 1);
 	for (size_t i = 0; i < 3; i++) {
 		strcpy(generated + length, suffixes[i]);
 		diag->schema_index = (int)index;
