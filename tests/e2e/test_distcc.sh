@@ -13,10 +13,25 @@ if ! command -v distcc >/dev/null 2>&1 || ! command -v distccd >/dev/null 2>&1; 
 	exit 0
 fi
 
+# The daemon's log goes to a directory of its own under /tmp: as root,
+# distccd runs as user distccd (or nobody), which must reach and write it
+# wherever $TMPDIR is.
+logs=$(mktemp -d /tmp/bco-distccd.XXXXXX)
+log=$logs/distccd.log
+: >"$log"
+if [ "$(id -u)" = 0 ]; then
+	user=nobody
+	id distccd >/dev/null 2>&1 && user=distccd
+	chmod 755 "$logs"
+	chown "$user" "$log"
+fi
+
 daemon=
 stop_daemon() {
 	if [ -n "$daemon" ]; then
-		# setsid made the daemon its group's leader; its workers are in the group.
+		# setsid made the daemon the leader of a group of its own, with its
+		# workers (a background job of this non-interactive shell is no
+		# group leader, so setsid did not fork).
 		kill -TERM "-$daemon" 2>/dev/null
 		tries=0
 		while kill -0 "-$daemon" 2>/dev/null && [ $tries -lt 50 ]; do
@@ -24,45 +39,33 @@ stop_daemon() {
 			tries=$((tries + 1))
 		done
 		kill -KILL "-$daemon" 2>/dev/null
-		wait "$launched" 2>/dev/null
+		wait "$daemon" 2>/dev/null
 		daemon=
 	fi
 }
-trap 'stop_daemon; rm -rf "$WORK"' EXIT
+trap 'stop_daemon; rm -rf "$WORK" "$logs"' EXIT
 trap 'exit 1' INT TERM HUP
 
-# As root, distccd runs as user distccd (or nobody): the log and the
-# directories above it must be open to that user.
-mkdir "$WORK/daemon"
-log=$WORK/daemon/distccd.log
-: >"$log"
-if [ "$(id -u)" = 0 ]; then
-	user=nobody
-	id distccd >/dev/null 2>&1 && user=distccd
-	chmod 711 "$WORK"
-	chmod 755 "$WORK/daemon"
-	chown "$user" "$log"
-fi
-
-# A free port on 127.0.0.1, and a daemon listening there.
+# A free port on 127.0.0.1, and a daemon listening there (its temporary
+# files in /tmp, which its user may write).
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-setsid -w distccd --daemon --no-detach --listen 127.0.0.1 --port "$port" --allow 127.0.0.1 \
+TMPDIR=/tmp setsid distccd --daemon --no-detach --listen 127.0.0.1 --port "$port" --allow 127.0.0.1 \
 	--log-file "$log" --log-level info --jobs 2 &
-launched=$!
+daemon=$!
 tries=0
 while ! grep -q "listening on 127.0.0.1:$port" "$log" && [ $tries -lt 100 ]; do
 	sleep 0.1
 	tries=$((tries + 1))
 done
-daemon=$(sed -n 's/^distccd\[\([0-9]*\)\].*listening on.*/\1/p' "$log" | head -n 1)
-check_true "distccd listens on 127.0.0.1:$port" test -n "$daemon"
-[ -n "$daemon" ] || { sed 's/^/# /' "$log"; exit 1; }
+check_eq "distccd runs in a process group of its own and listens on 127.0.0.1:$port" \
+	"$(ps -o pgid= -p "$daemon" | tr -d ' ') $(grep -c "listening on 127.0.0.1:$port" "$log")" "$daemon 1"
+[ "$failures" = 0 ] || { sed 's/^/# /' "$log"; exit 1; }
 
 mkdir "$WORK/distcc"
 export DISTCC_HOSTS="127.0.0.1:$port" DISTCC_FALLBACK=0 DISTCC_DIR="$WORK/distcc"
 cd "$WORK" || exit 1
 # Two builds: the multicore relu (8 links), and relu and axpby in one
-# single-core library.  Each takes more options ("-n").
+# single-core library.  Each passes on more options, such as -n.
 build_multicore() {
 	run_bco --target host --multicore --launcher distcc -B multi --name relu \
 		--op 'my_ops::relu(Tensor x) -> Tensor' "$TOP/examples/relu_multicore/relu.cpp" "$@"
