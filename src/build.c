@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -559,11 +560,13 @@ int bco_generate_wrapper(const struct bco_request *request, char **text, bco_err
 	}
 	if (validate_request_ops(call) != 0)
 		return call_end(call, -1, error);
-	const char *wrapper = codegen_wrapper(&call->arena, call->ops, call->op_count,
-	                                      target_stack_switch_tail(request->target));
-	*text = strdup(wrapper);
+	/* Written straight into the caller's memory: no copy of megabytes. */
+	const char *tail = target_stack_switch_tail(request->target);
+	size_t length = codegen_wrapper_length(call->ops, call->op_count, tail);
+	*text = length < SIZE_MAX ? malloc(length + 1) : NULL;
 	if (!*text)
 		arena_fail(&call->arena);
+	codegen_wrapper_write(*text, call->ops, call->op_count, tail);
 	return call_end(call, 0, error);
 }
 

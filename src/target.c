@@ -32,11 +32,16 @@ static const char *const xtensa_common_flags[] = {
 static const char *const xtensa_compile_only_flags[] = { "-MMD", "-MP", "-fpic", "-mlongcalls", "-c" };
 /* The device compiles kernels with clang, C++14, -Wall -Werror; the host
  * does too, so a kernel the device refuses for a warning is refused here.
+ * The depfile is named (-MF, between these two lists), so that it lands
+ * beside the object also when a launcher (distcc, sccache) runs the
+ * preprocessor without the -o the compiler would name it after.
  * -fstack-clash-protection makes a big frame touch each page on its way
  * down, so any overflow of a core stack faults in that stack's guard. */
 static const char *const host_compile_flags[] = {
-	"-std=c++14", "-fPIC", "-O2", "-g", "-MMD", "-MP", "-Wall", "-Werror",
-	"-fstack-clash-protection",
+	"-std=c++14", "-fPIC", "-O2", "-g", "-MMD", "-MP",
+};
+static const char *const host_checking_flags[] = {
+	"-Wall", "-Werror", "-fstack-clash-protection",
 };
 /* Warnings that exist only because the host is 64-bit and the device
  * 32-bit stay warnings; target_explain_output says why when one shows.
@@ -372,6 +377,9 @@ void target_compile_command(const struct toolchain *toolchain, const char *sourc
 	strvec_extend(argv, toolchain->compiler, toolchain->compiler_words);
 	if (toolchain->target == BCO_TARGET_HOST) {
 		push_all(argv, host_compile_flags, COUNT(host_compile_flags));
+		strvec_push(argv, "-MF");
+		strvec_push(argv, arena_printf(arena, "%.*s.d", (int)(strlen(object) - 2), object));
+		push_all(argv, host_checking_flags, COUNT(host_checking_flags));
 		push_all(argv, host_any_compiler_flags, COUNT(host_any_compiler_flags));
 		if (toolchain->host_compiler == HOST_COMPILER_CLANG)
 			push_all(argv, host_clang_flags, COUNT(host_clang_flags));

@@ -15,9 +15,10 @@ those of build-custom-op.
 build-custom-op(1)), and main() runs it from Python.
 
 The shared library is looked up, in this order: next to this module in the
-source tree (the repository's libbuildcustomop.so, built by ``make``), the
-install prefix (``make install`` records it), then the path in the
-environment variable BUILD_CUSTOM_OP_LIBRARY.
+source tree (the repository's libbuildcustomop.so, built by ``make``; an
+installed copy of the module skips this), the install prefix (``make
+install`` records it), then the path in the environment variable
+BUILD_CUSTOM_OP_LIBRARY.
 
 Builds in one process run one at a time; the library keeps nothing between
 calls and puts signal dispositions back before it returns.

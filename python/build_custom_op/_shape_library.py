@@ -26,7 +26,7 @@ import sys
 
 import torch
 
-from build_custom_op._library import _TOP as _SOURCE_TREE
+from build_custom_op._library import _TOP as _SOURCE_TREE, installed as _installed
 
 # Bumped when what the cache holds changes shape.
 _CACHE_FORMAT = 1
@@ -47,9 +47,11 @@ class ShapeLibraryError(Exception):
 
 def include_directory():
     """The directory that holds torchneuron/register.h: the source tree's
-    sdk/torchneuron/include, the install's include directory, or
-    $BUILD_CUSTOM_OP_INCLUDE."""
-    candidates = [os.path.join(_SOURCE_TREE, 'sdk', 'torchneuron', 'include')]
+    sdk/torchneuron/include (in the source tree's copy of the package), the
+    install's include directory, or $BUILD_CUSTOM_OP_INCLUDE."""
+    candidates = []
+    if not _installed():
+        candidates.append(os.path.join(_SOURCE_TREE, 'sdk', 'torchneuron', 'include'))
     if not _INSTALLED_INCLUDEDIR.startswith('@'):
         candidates.append(_INSTALLED_INCLUDEDIR)
     if os.environ.get(INCLUDE_VARIABLE):

@@ -29,7 +29,7 @@ case $(basename "$(realpath "$(command -v "$host_cxx")")") in
 *g++* | *gcc*) family_flags="-Wno-error=overflow -Wno-error=sign-compare" ;;
 esac
 check_eq "-v shows each host command, shell-quoted, before its status line" "$(printf '%s\n' "$err" | sed -n '1,2p;5,6p')" \
-"$host_cxx -std=c++14 -fPIC -O2 -g -MMD -MP -Wall -Werror -fstack-clash-protection -Wno-error=format -Wno-error=int-to-pointer-cast -Wno-error=narrowing $family_flags -I$TOP/sdk/host/include -c -o build/relu.o $TOP/examples/relu/relu.cpp
+"$host_cxx -std=c++14 -fPIC -O2 -g -MMD -MP -MF build/relu.d -Wall -Werror -fstack-clash-protection -Wno-error=format -Wno-error=int-to-pointer-cast -Wno-error=narrowing $family_flags -I$TOP/sdk/host/include -c -o build/relu.o $TOP/examples/relu/relu.cpp
 [1/3] CC $TOP/examples/relu/relu.cpp
 $host_cxx -shared -o build/relu.so build/relu.o build/wrapper.o $TOP/sdk/host/lib/core_single.o $TOP/sdk/host/lib/libcustomop_host.a -Wl,-Bsymbolic -Wl,--no-undefined
 [3/3] LINK build/relu.so"

@@ -80,7 +80,7 @@ void Tensor::check_accessor(ScalarType element_type, size_t dims) const
                                c10::toString(scalar_type()), c10::toString(element_type));
 }
 
-const Tensor &Tensor::fill_(const Scalar &value) const
+Tensor &Tensor::fill_(const Scalar &value) const
 {
     const neuron_host::TensorImpl &tensor = impl();
     for (int64_t i = 0; i < tensor.numel; i++) {
@@ -92,7 +92,7 @@ const Tensor &Tensor::fill_(const Scalar &value) const
     }
     neuron_host::ledger_elementwise(tensor.numel, tensor.byte_size());
     neuron_host::ledger_write(tensor, tensor.data, tensor.byte_size());
-    return *this;
+    return const_cast<Tensor &>(*this);
 }
 
 } // namespace at
