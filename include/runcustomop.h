@@ -164,7 +164,8 @@ enum rco_status {
 	RCO_ERROR_OP,        /* the op failed on at least one core */
 	RCO_ERROR_TIMEOUT,   /* the time limit passed (see above): the library runs no more ops */
 	RCO_ERROR_UNUSABLE,  /* a call timed out earlier, or the process forked since: close it */
-	RCO_ERROR_SYSTEM     /* the system refused: memory, threads, a file that cannot be read */
+	RCO_ERROR_SYSTEM,    /* the system refused: memory, threads, a file that cannot be read */
+	RCO_ERROR_INTERRUPTED /* SIGINT (stop_on_interrupt) or rco_stop stopped the op: close it */
 };
 
 /* An error; the caller provides it, the library fills it in. */
@@ -191,6 +192,9 @@ struct rco_options {
 	rco_print_fn print;  /* NULL: printf output is dropped */
 	rco_warn_fn warn;    /* NULL: warnings are dropped */
 	void *context;       /* passed to print and warn */
+	int threads;         /* the most threads an op runs on, the caller's included: 1 to 8;
+	                        0: as many as the machine has CPUs (at most 8) */
+	int stop_on_interrupt; /* nonzero: SIGINT stops a call in progress (see above) */
 };
 
 typedef struct rco_library rco_library;
@@ -242,6 +246,11 @@ int rco_check_argument_count(const rco_library *library, int op, int count,
  * returns, whether the op succeeded or not. */
 int rco_run(rco_library *library, int op, const struct rco_argument *arguments, int count,
             const struct rco_tensor *output, double timeout, struct rco_error *error);
+
+/* Stops the call in progress on library, if any, as a time limit does (see
+ * above): rco_run returns RCO_ERROR_INTERRUPTED.  Async-signal-safe; may
+ * be called from any thread, and from a signal handler. */
+void rco_stop(rco_library *library);
 
 /* The library's version, RCO_VERSION. */
 const char *rco_version(void);

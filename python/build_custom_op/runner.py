@@ -115,7 +115,8 @@ _WARN_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_
 class _Options(ctypes.Structure):
     _fields_ = [('cores', ctypes.c_int), ('core_stack', ctypes.c_size_t),
                 ('timeout', ctypes.c_double), ('print', _PRINT_FUNCTION),
-                ('warn', _WARN_FUNCTION), ('context', ctypes.c_void_p)]
+                ('warn', _WARN_FUNCTION), ('context', ctypes.c_void_p),
+                ('threads', ctypes.c_int), ('stop_on_interrupt', ctypes.c_int)]
 
 
 def _declare(library):
