@@ -181,6 +181,22 @@ run_op --op unguarded --in "$WORK/x.npy" "$M/fake"
 check_eq "a withdrawn guard region no longer counts as a stack" "$status:$(echo "$err" | sed 's/0x[0-9a-f]*/ADDRESS/')" \
 	"1:run-custom-op: core 3: op unguarded: segmentation fault (SIGSEGV) at address ADDRESS; the kernel used memory it does not own"
 
+# ---- Ctrl-C ----
+# The mischief build's kernels: 5 never returns, 6 waits in a system call.
+MISCHIEF=$TOP/tests/run/mischief
+npy make "$WORK/ten.npy" '<f4' 10 -5 -4 -3 -2 -1 0 1 2 3 4
+interrupted() { python3 "$TOP/tests/run/interrupt.py" 1 "$RUN" --op mischief --in "$WORK/ten.npy" "$@"; }
+check_eq "Ctrl-C stops a kernel that never returns; the program says so and ends by SIGINT" \
+	"$(interrupted --scalar 5 --scalar 0 --out "$WORK/stopped.npy" "$MISCHIEF/single/mischief")" \
+	"signal 2
+run-custom-op: core 0: op mischief: still running when the op was interrupted (SIGINT): stopped"
+check_true "no output is written after Ctrl-C" test ! -e "$WORK/stopped.npy"
+check_eq "Ctrl-C on eight cores: the core stopped, and those not started" \
+	"$(interrupted --scalar 6 --scalar -1 "$MISCHIEF/multi/mischief" | head -n 3)" \
+	"signal 2
+run-custom-op: core 0: op mischief: still running when the op was interrupted (SIGINT): stopped
+run-custom-op: core 1: op mischief: not started when the op was interrupted (SIGINT)"
+
 # ---- finding the build ----
 mkdir -p "$WORK/xtensa"
 cp "$FAKE/fake.so" "$WORK/xtensa/"
