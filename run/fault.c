@@ -56,6 +56,15 @@ static int find_overflowed_guard(const struct fault_context *context, const char
 	return -1;
 }
 
+/* Gives the signal to the process's disposition; what that does in this
+ * handler leaves errno as it was for the code the signal interrupted. */
+static void pass_on(int signal_number, siginfo_t *info, void *ucontext)
+{
+	int saved_errno = errno;
+	dispositions_pass_on(signal_number, info, ucontext);
+	errno = saved_errno;
+}
+
 void fault_on_signal(int signal_number, siginfo_t *info, void *ucontext)
 {
 	const ucontext_t *interrupted = ucontext;
@@ -64,7 +73,7 @@ void fault_on_signal(int signal_number, siginfo_t *info, void *ucontext)
 		int ours = context && atomic_load(&context->stop_requested) &&
 		           info->si_code == SI_TKILL && info->si_pid == getpid();
 		if (!ours) {
-			dispositions_pass_on(signal_number, info, ucontext);
+			pass_on(signal_number, info, ucontext);
 			return;
 		}
 		if (!context->armed)
@@ -76,7 +85,7 @@ void fault_on_signal(int signal_number, siginfo_t *info, void *ucontext)
 		siglongjmp(context->resume, 1);
 	}
 	if (!context || !context->armed) {
-		dispositions_pass_on(signal_number, info, ucontext);
+		pass_on(signal_number, info, ucontext);
 		return;
 	}
 	context->armed = 0;
