@@ -72,10 +72,10 @@ static void on_guard(void *context, const void *start, size_t length, const char
 		core->guards_dropped = 1;
 }
 
-/* How fast the caller's jobs go in this call. */
+/* How fast the caller's jobs go in this call.  The fastest job is the
+ * measure: a job the machine's other work delayed is no sign of more work. */
 struct call_pace {
-	long long job_ns;      /* the time of one job: the caller's so far, or the last call's */
-	long long caller_ns;   /* the caller's jobs' time so far */
+	long long job_ns;      /* the caller's fastest job so far, or the last call's */
 	int caller_jobs;
 	int opened;            /* the workers may take jobs */
 };
@@ -151,9 +151,9 @@ static void take_jobs(struct core_team *team, struct core_runner *runner, uint32
 		if (atomic_load(&team->stop) == TEAM_NOT_STOPPED)
 			run_job(core, runner);
 		if (pace) {
-			pace->caller_ns += now_ns() - start;
-			pace->caller_jobs++;
-			pace->job_ns = pace->caller_ns / pace->caller_jobs;
+			long long took = now_ns() - start;
+			if (pace->caller_jobs++ == 0 || took < pace->job_ns)
+				pace->job_ns = took;
 		}
 		if (atomic_fetch_add(&team->jobs_done, 1) + 1 == team->count &&
 		    atomic_load(&team->caller_sleeping))
@@ -445,7 +445,7 @@ int team_run(struct core_team *team, const char *op, const struct customop_host_
 
 	uint32_t generation = generation_of(atomic_load(&team->ticket)) + 1;
 	atomic_store(&team->ticket, (uint64_t)generation << 32);
-	struct call_pace pace = {team->job_ns, 0, 0, 0};
+	struct call_pace pace = {team->job_ns, 0, 0};
 	take_jobs(team, &team->caller, generation, &pace);
 	wait_for_jobs(team, pace.job_ns);
 	if (pace.caller_jobs)

@@ -104,7 +104,7 @@ struct core_team {
 	atomic_int caller_sleeping;
 	atomic_int ready;                    /* workers set up */
 	atomic_int quit;
-	long long job_ns;                    /* the time of one job of the caller's, in the last call */
+	long long job_ns;                    /* the caller's fastest job in the last call */
 	int spin;                            /* no more threads than CPUs: poll a moment before sleeping */
 	int lost;                            /* a core was lost: the team is never freed */
 };
