@@ -1061,6 +1061,73 @@ static void test_caller_stack(void)
 	sigaltstack(&before, NULL);
 }
 
+/* Faults, exceptions, exits, printf and warnings on every path: one core on
+ * the caller's thread; eight on the caller's alone; eight shared with
+ * workers from the start (after a call whose cores took 20 ms each). */
+static void test_every_path(void)
+{
+	static const struct {
+		const char *build;
+		int threads, warm, core;
+		const char *name;
+	} paths[] = {
+		{NULL, 0, 0, 0, "one core"},
+		{NULL, 1, 0, 5, "eight cores on the caller's thread"},
+		{NULL, 8, 1, 5, "eight cores shared with workers"},
+	};
+	for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+		struct capture capture;
+		memset(&capture, 0, sizeof capture);
+		struct rco_options options;
+		memset(&options, 0, sizeof options);
+		options.threads = paths[p].threads;
+		options.print = capture_print;
+		options.warn = capture_warn;
+		options.context = &capture;
+		rco_library *library = NULL;
+		if (rco_open(p == 0 ? mischief_single : mischief_multi, &options, &library, &error) != 0)
+			continue;
+		float out[10];
+		if (paths[p].warm) {
+			struct rco_argument warm[2] = {integer_argument(27), integer_argument(-1)};
+			run_on(library, "mischief", out, 2, warm, 0);
+		}
+		int core = paths[p].core;
+		static const char *const failures[][2] = {
+			{"1", "segmentation fault (SIGSEGV) at address 0x10; the kernel used memory it does "
+			      "not own"},
+			{"2", "the kernel called abort() (SIGABRT), as a failed assert() does"},
+			{"3", "the kernel threw a C++ exception that it did not catch: std::runtime_error: "
+			      "the kernel gave up"},
+			{"13", "the kernel called exit(0), which would end the process on the host; a kernel "
+			       "ends by returning its result"},
+			{"28", "stack overflow in the core stack (12288 bytes); build with a larger "
+			       "-DSTACK_SIZE=<bytes> (see build-custom-op(1))"},
+		};
+		for (size_t f = 0; f < sizeof failures / sizeof failures[0]; f++) {
+			char message[512], what[160];
+			snprintf(message, sizeof message, "core %d: op mischief: %s", core, failures[f][1]);
+			snprintf(what, sizeof what, "%s: mischief %s", paths[p].name, failures[f][0]);
+			check_mischief(library, atoi(failures[f][0]), core, RCO_ERROR_OP, message, what);
+		}
+		memset(&capture, 0, sizeof capture);
+		struct rco_argument bytes = integer_argument(3);
+		char what[160];
+		snprintf(what, sizeof what, "%s: an op that prints", paths[p].name);
+		CHECK_INT(run_on(library, "chatter", out, 1, &bytes, 0), 0, what);
+		char expected[64];
+		snprintf(expected, sizeof expected, "core %d\n012", core);
+		snprintf(what, sizeof what, "%s: core %d's output reaches print, whole", paths[p].name, core);
+		CHECK_STR(capture.printed[core], expected, what);
+		memset(&capture, 0, sizeof capture);
+		run_on(library, "warn", out, 0, NULL, 0);
+		snprintf(expected, sizeof expected, "%d|core %d: op warn: the first warning\n", core, core);
+		snprintf(what, sizeof what, "%s: warnings reach warn", paths[p].name);
+		CHECK_STR(strstr(capture.warnings, expected) ? expected : capture.warnings, expected, what);
+		rco_close(library);
+	}
+}
+
 /* Strides: only a contiguous layout is run. */
 static void test_strides(void)
 {
@@ -1453,6 +1520,7 @@ int main(int argc, char **argv)
 	test_signal_dispositions();
 	test_handler_that_hands_back();
 	test_kernel_rules();
+	test_every_path();
 	test_caller_stack();
 	test_strides();
 	test_interrupt();

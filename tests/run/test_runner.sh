@@ -52,6 +52,12 @@ check_eq "each core is its own copy of its library; unwritten elements are NaN" 
 	"$status:$(npy show "$WORK/out.npy")" \
 	"0:<f4 (2, 5): 1.0 1.0 1.0 1.0 1.0 1.0 1.0 1.0 nan nan"
 
+npy make "$WORK/column.npy" '<f4' 5,1,2 1 2 3 4 5 6 7 8 9 10
+run_op --op scale2 --in "$WORK/column.npy" --out "$WORK/out.npy" "$M/fake"
+check_eq "a dimension of size 1 in the input and the output: contiguous, and run" \
+	"$status:$err:$(npy show "$WORK/out.npy")" \
+	"0::<f4 (5, 1, 2): 2.0 4.0 6.0 8.0 10.0 12.0 14.0 16.0 18.0 20.0"
+
 # ---- --expect ----
 npy make "$WORK/want.npy" '<f4' 2,5 2 4 6 8 10 12 14 16 18.5 21
 run_op --op scale2 --in "$WORK/x.npy" --expect "$WORK/want.npy" "$M/fake"
