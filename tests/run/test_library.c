@@ -814,26 +814,20 @@ static void test_print_buffer(void)
 	}
 	struct rco_options options;
 	memset(&options, 0, sizeof options);
-	setenv(RCO_PRINT_BUFFER_VARIABLE, "100", 1);
-	check_open_error(fake_multi, &options, RCO_ERROR_USAGE,
-	                 "NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES=100: not a power of two; the device "
-	                 "takes a power of two up to 131072 (the bytes of each core's printf buffer), or "
-	                 "0 to print nothing", "a size that is not a power of two");
-	setenv(RCO_PRINT_BUFFER_VARIABLE, "262144", 1);
-	check_open_error(fake_multi, &options, RCO_ERROR_USAGE,
-	                 "NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES=262144: too big; the device takes a "
-	                 "power of two up to 131072 (the bytes of each core's printf buffer), or 0 to "
-	                 "print nothing", "a size above 131072");
-	setenv(RCO_PRINT_BUFFER_VARIABLE, "18446744073709551616", 1);
-	check_open_error(fake_multi, &options, RCO_ERROR_USAGE,
-	                 "NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES=18446744073709551616: too big; the "
-	                 "device takes a power of two up to 131072 (the bytes of each core's printf "
-	                 "buffer), or 0 to print nothing", "a size beyond 64 bits is too big");
-	setenv(RCO_PRINT_BUFFER_VARIABLE, "12x", 1);
-	check_open_error(fake_multi, &options, RCO_ERROR_USAGE,
-	                 "NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES=12x: not a number; the device "
-	                 "takes a power of two up to 131072 (the bytes of each core's printf buffer), "
-	                 "or 0 to print nothing", "a size that is not a number");
+	static const char *const refused[][3] = {
+		{"100", "not a power of two", "a size that is not a power of two"},
+		{"262144", "too big", "a size above 131072"},
+		{"18446744073709551616", "too big", "a size beyond 64 bits is too big"},
+		{"12x", "not a number", "a size that is not a number"},
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		char message[512];
+		snprintf(message, sizeof message, "NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES=%s: %s; the "
+		         "device takes a power of two up to 131072 (the bytes of each core's printf "
+		         "buffer), or 0 to print nothing", refused[i][0], refused[i][1]);
+		setenv(RCO_PRINT_BUFFER_VARIABLE, refused[i][0], 1);
+		check_open_error(fake_multi, &options, RCO_ERROR_USAGE, message, refused[i][2]);
+	}
 	unsetenv(RCO_PRINT_BUFFER_VARIABLE);
 }
 
