@@ -6,8 +6,9 @@
  * build-custom-op --target host against the real runtime, once single-core
  * (tests/run/mischief/single) and once multicore (tests/run/mischief/multi).
  * After each failed call, a good call on the same library must work,
- * except after a time limit.  The lost core (a kernel that blocks SIGURG
- * and never returns) comes last: its thread spins until the program ends. */
+ * except after a stop (a time limit, SIGINT, rco_stop).  The lost cores
+ * (kernels that block SIGURG with a system call of their own and never
+ * return) come last: their threads sleep until the program ends. */
 #define _GNU_SOURCE /* mkdtemp, setenv */
 
 #include <errno.h>
