@@ -86,7 +86,7 @@ struct rco_library {
 	int watched;                /* the monitor watches its calls */
 	struct call_watch watch;
 	pthread_mutex_t run_lock;   /* one call at a time */
-	int unusable;               /* a call timed out */
+	int unusable;               /* a call was stopped */
 	char unusable_reason[256];
 	/* The call's arguments as the cores take them; kept here, so a call
 	 * allocates nothing. */

@@ -322,6 +322,11 @@ static void test_open_errors(void)
 	check_open_error(fake_single, &options, RCO_ERROR_USAGE,
 	                 "a core stack of 100 bytes: expected 4096 to 1073741824", "a tiny core stack");
 	options.core_stack = 0;
+	options.threads = 9;
+	check_open_error(fake_single, &options, RCO_ERROR_USAGE,
+	                 "threads 9: expected 1 to 8 (or 0: as many as the machine has CPUs)",
+	                 "nine threads");
+	options.threads = 0;
 	options.timeout = -1;
 	check_open_error(fake_single, &options, RCO_ERROR_USAGE,
 	                 "a time limit of -1 s: expected 0 (no limit) to 1e+09 seconds",
