@@ -19,10 +19,10 @@
 /* How long stopped cores get to come back, and how often they are asked. */
 #define STOP_GRACE_NS 500000000LL
 #define STOP_RETRY_NS 10000000LL
-/* About what waking a sleeping thread takes on a busy or virtual machine:
- * sleeping workers are woken only for more work than that, so a short op
- * runs on the caller alone, with no hand-off. */
-#define WAKE_WORTH_NS 100000LL
+/* Twice what waking a sleeping thread takes on a busy or virtual machine
+ * (tens of microseconds): the workers are let in only for more work than
+ * that, so a short op runs on the caller alone, with no hand-off. */
+#define WAKE_WORTH_NS 200000LL
 /* How long a worker looks for the next call before it sleeps, and the
  * caller (at least, and at most) for the workers' last jobs. */
 #define WORKER_SPIN_NS 50000LL

@@ -1063,17 +1063,27 @@ static void test_caller_stack(void)
 
 /* Faults, exceptions, exits, printf and warnings on every path: one core on
  * the caller's thread; eight on the caller's alone; eight shared with
- * workers from the start (after a call whose cores took 20 ms each). */
+ * workers (each core sleeps 20 ms first, so that the caller lets them in). */
 static void test_every_path(void)
 {
 	static const struct {
-		const char *build;
-		int threads, warm, core;
+		int threads, slow, core;
 		const char *name;
 	} paths[] = {
-		{NULL, 0, 0, 0, "one core"},
-		{NULL, 1, 0, 5, "eight cores on the caller's thread"},
-		{NULL, 8, 1, 5, "eight cores shared with workers"},
+		{0, 0, 0, "one core"},
+		{1, 0, 5, "eight cores on the caller's thread"},
+		{8, 100, 5, "eight cores shared with workers"},
+	};
+	static const char *const failures[][2] = {
+		{"1", "segmentation fault (SIGSEGV) at address 0x10; the kernel used memory it does not "
+		      "own"},
+		{"2", "the kernel called abort() (SIGABRT), as a failed assert() does"},
+		{"3", "the kernel threw a C++ exception that it did not catch: std::runtime_error: the "
+		      "kernel gave up"},
+		{"13", "the kernel called exit(0), which would end the process on the host; a kernel "
+		       "ends by returning its result"},
+		{"28", "stack overflow in the core stack (12288 bytes); build with a larger "
+		       "-DSTACK_SIZE=<bytes> (see build-custom-op(1))"},
 	};
 	for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
 		struct capture capture;
@@ -1087,43 +1097,30 @@ static void test_every_path(void)
 		rco_library *library = NULL;
 		if (rco_open(p == 0 ? mischief_single : mischief_multi, &options, &library, &error) != 0)
 			continue;
-		float out[10];
-		if (paths[p].warm) {
-			struct rco_argument warm[2] = {integer_argument(27), integer_argument(-1)};
-			run_on(library, "mischief", out, 2, warm, 0);
-		}
 		int core = paths[p].core;
-		static const char *const failures[][2] = {
-			{"1", "segmentation fault (SIGSEGV) at address 0x10; the kernel used memory it does "
-			      "not own"},
-			{"2", "the kernel called abort() (SIGABRT), as a failed assert() does"},
-			{"3", "the kernel threw a C++ exception that it did not catch: std::runtime_error: "
-			      "the kernel gave up"},
-			{"13", "the kernel called exit(0), which would end the process on the host; a kernel "
-			       "ends by returning its result"},
-			{"28", "stack overflow in the core stack (12288 bytes); build with a larger "
-			       "-DSTACK_SIZE=<bytes> (see build-custom-op(1))"},
-		};
 		for (size_t f = 0; f < sizeof failures / sizeof failures[0]; f++) {
 			char message[512], what[160];
 			snprintf(message, sizeof message, "core %d: op mischief: %s", core, failures[f][1]);
 			snprintf(what, sizeof what, "%s: mischief %s", paths[p].name, failures[f][0]);
-			check_mischief(library, atoi(failures[f][0]), core, RCO_ERROR_OP, message, what);
+			check_mischief(library, paths[p].slow + atoi(failures[f][0]), core, RCO_ERROR_OP,
+			               message, what);
 		}
 		memset(&capture, 0, sizeof capture);
-		struct rco_argument bytes = integer_argument(3);
-		char what[160];
-		snprintf(what, sizeof what, "%s: an op that prints", paths[p].name);
-		CHECK_INT(run_on(library, "chatter", out, 1, &bytes, 0), 0, what);
-		char expected[64];
-		snprintf(expected, sizeof expected, "core %d\n012", core);
-		snprintf(what, sizeof what, "%s: core %d's output reaches print, whole", paths[p].name, core);
+		float out[10];
+		struct rco_argument extra[2] = {integer_argument(paths[p].slow + 11), integer_argument(core)};
+		run_on(library, "mischief", out, 2, extra, 0);
+		char expected[128], what[160];
+		snprintf(expected, sizeof expected, "core %d was here\n", core);
+		snprintf(what, sizeof what, "%s: what a core printed before it faulted reaches print",
+		         paths[p].name);
 		CHECK_STR(capture.printed[core], expected, what);
 		memset(&capture, 0, sizeof capture);
-		run_on(library, "warn", out, 0, NULL, 0);
-		snprintf(expected, sizeof expected, "%d|core %d: op warn: the first warning\n", core, core);
-		snprintf(what, sizeof what, "%s: warnings reach warn", paths[p].name);
-		CHECK_STR(strstr(capture.warnings, expected) ? expected : capture.warnings, expected, what);
+		extra[0] = integer_argument(paths[p].slow + 29);
+		run_on(library, "mischief", out, 2, extra, 0);
+		snprintf(expected, sizeof expected, "%d|core %d: op mischief: core %d warns\n", core, core,
+		         core);
+		snprintf(what, sizeof what, "%s: a warning reaches warn", paths[p].name);
+		CHECK_STR(capture.warnings, expected, what);
 		rco_close(library);
 	}
 }
@@ -1365,7 +1362,12 @@ static void test_no_leak_per_fault(void)
 	open_fault_close(100);
 	CHECK_INT(count_descriptors() - descriptors, 0,
 	          "100 cycles of open, fault and close leave no descriptor open");
-	CHECK_INT(count_lines("/proc/self/maps") - mappings, 0, "and no mapping");
+	/* Each cycle used to leave its copy mapped, 8 mappings a time; under
+	 * make check-asan the sanitizer's allocator may map a region of its own. */
+	int grown = count_lines("/proc/self/maps") - mappings;
+	CHECK(grown >= 0 && grown < 10, "and no mapping");
+	if (grown)
+		printf("# %d more mappings after 100 cycles\n", grown);
 	rco_close(first);
 }
 

@@ -4,7 +4,9 @@
  *   relu(Tensor x) -> Tensor                 each core its share, through TCM
  *   mischief(Tensor x, int how, int core) -> Tensor
  *       relu, and on core `core` (every core when -1) the mischief `how`;
- *       how 10 reads `core` as a thread id instead (see there)
+ *       how 10 reads `core` as a thread id instead (see there); how + 100:
+ *       every core sleeps 20 ms first, so that the runner shares the op
+ *       with its workers
  *   chatter(Tensor x, int bytes) -> Tensor
  *       relu; each core prints "core N\n", then `bytes` bytes "0123456789" ...
  *   warn(Tensor x) -> Tensor                 relu, and three warnings (one twice)
@@ -91,6 +93,11 @@ torch::Tensor relu(const torch::Tensor &x)
 
 torch::Tensor mischief(const torch::Tensor &x, int how, int core)
 {
+    if (how >= 100) {
+        struct timespec twenty = {0, 20000000};
+        nanosleep(&twenty, nullptr);
+        how -= 100;
+    }
     torch::Tensor out = relu_share(x);
     if (how == 10) {
         // On the thread whose id is `core` (the caller's), the share is
@@ -198,6 +205,9 @@ torch::Tensor mischief(const torch::Tensor &x, int how, int core)
         nanosleep(&twenty, nullptr);
         break;
     }
+    case 29:
+        neuron_host::warning("core %u warns", static_cast<unsigned>(get_cpu_id()));
+        break;
     case 28: // a stack overflow: recursion without end
         printf("%d\n", deep(1));
         break;
