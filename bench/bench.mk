@@ -3,7 +3,7 @@
 # `make bench BENCH_FLAGS=--record` also puts them in bench/README.md.
 BENCH_FLAGS =
 
-bench: programs obj/bench/runner_overhead
+bench: programs obj/bench/runner_overhead $(RUN_FAKE_LIBRARIES)
 	python3 bench/bench.py $(BENCH_FLAGS)
 
 # Case 10: the runner library's own cost, in C (bench/runner_overhead.c).

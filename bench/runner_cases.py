@@ -17,7 +17,9 @@ and, from bench.py's interpreter:
  10. the library's own cost, in C (obj/bench/runner_overhead, built from
      bench/runner_overhead.c by make bench): rco_run of relu on 16 values
      with other work between calls and back to back, against a plain C
-     relu loop, and on 2^24 values against the C loop.
+     relu loop, and on 2^24 values against the C loop; and the same calls
+     of the tests' fake core library (tests/run/fake_core.c, no runtime):
+     the runner's cost alone.
 """
 import json
 import os
@@ -84,14 +86,16 @@ def run(results):
     results["cli"] = cli_cost(multi, single)
     c_program = os.path.join(TOP, "obj", "bench", "runner_overhead")
     if os.access(c_program, os.X_OK):
-        done = subprocess.run([c_program, single, multi] + (["--quick"] if QUICK else []),
+        fakes = fake_builds()
+        done = subprocess.run([c_program, single, multi] + fakes + (["--quick"] if QUICK else []),
                               check=True, stdout=subprocess.PIPE, text=True)
         results["runner_c"] = json.loads(done.stdout)
         r = results["runner_c"]
-        for name in ("single", "multi"):
+        for name, op in (("single", "relu"), ("multi", "relu"), ("fake_single", "the fake op"),
+                         ("fake_multi", "the fake op")):
             c = r[name]
-            print("10. rco_run of relu on 16 values, %d core(s): %.1f µs between other work, "
-                  "%.1f µs back to back; a C loop %.3f µs" % (c["cores"], c["between"] * 1e6,
+            print("10. rco_run of %s on 16 values, %d core(s): %.1f µs between other work, "
+                  "%.1f µs back to back; a C loop %.3f µs" % (op, c["cores"], c["between"] * 1e6,
                                                               c["back_to_back"] * 1e6,
                                                               c["c_between"] * 1e6))
         t = r["throughput"]
@@ -102,6 +106,24 @@ def run(results):
     c = results["cli"]
     print("9. run-custom-op on 4 elements: %.2f ms (8 cores), %.2f ms (1 core); /bin/true %.2f ms"
           % (c["multi"] * 1e3, c["single"] * 1e3, c["true"] * 1e3))
+
+
+def fake_builds():
+    """The tests' fake core library as a single-core and a multicore build
+    (make bench builds its files), with the record a build writes."""
+    sys.path.insert(0, os.path.join(TOP, "tests", "run"))
+    import record
+    paths = []
+    for name, cores, files in (("fake_single", 1, ["fake.so"]),
+                               ("fake_multi", 8, ["fake_cpu%d.so" % i for i in range(8)])):
+        directory = os.path.join(WORK, name)
+        os.makedirs(directory, exist_ok=True)
+        for file in files:
+            shutil.copyfile(os.path.join(TOP, "tests", "run", "fake", file),
+                            os.path.join(directory, file))
+        record.write(os.path.join(directory, "fake"), cores, record.FAKE_OPS)
+        paths.append(os.path.join(directory, "fake"))
+    return paths
 
 
 def cli_cost(multi, single):
@@ -153,16 +175,18 @@ def markdown(results):
                                          c["single"] / c["true"])]
     if "runner_c" in results:
         r = results["runner_c"]
-        out += ["", "**10. The library's own cost, in C** (rco_run of relu on 16 float32 values: "
-                "the median of %d calls with about 1 ms of other work before each, and the best "
-                "of 5 batches back to back; the same relu as a C loop, timed the same ways):"
-                % r["single"]["calls"], "",
-                "| cores | between work | C loop | ratio | back to back | C loop | ratio "
-                "| context switches per call |", "|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for name in ("single", "multi"):
+        out += ["", "**10. The library's own cost, in C** (rco_run on 16 float32 values of relu, "
+                "and of the tests' fake core library, which doubles them without the runtime: "
+                "the runner alone; the median of %d calls with about 1 ms of other work before "
+                "each, and the best of 5 batches back to back; the same relu as a C loop, timed "
+                "the same ways):" % r["single"]["calls"], "",
+                "| op | cores | between work | C loop | ratio | back to back | C loop | ratio "
+                "| context switches per call |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for name, op in (("single", "relu"), ("multi", "relu"), ("fake_single", "fake"),
+                         ("fake_multi", "fake")):
             c = r[name]
-            out.append("| %d | %.1f µs | %.3f µs | %.0f | %.1f µs | %.3f µs | %.0f | %.2f |"
-                       % (c["cores"], c["between"] * 1e6, c["c_between"] * 1e6,
+            out.append("| %s | %d | %.1f µs | %.3f µs | %.0f | %.1f µs | %.3f µs | %.0f | %.2f |"
+                       % (op, c["cores"], c["between"] * 1e6, c["c_between"] * 1e6,
                           c["between"] / c["c_between"], c["back_to_back"] * 1e6,
                           c["c_back_to_back"] * 1e6, c["back_to_back"] / c["c_back_to_back"],
                           c["switches"]))

@@ -2,11 +2,15 @@
  * throughput, against plain C doing the same work in the same run (case 10
  * of bench/README.md).
  *
- * usage: runner_overhead SINGLE MULTI [--quick]
+ * usage: runner_overhead SINGLE MULTI FAKE_SINGLE FAKE_MULTI [--quick]
  *   SINGLE  a single-core host build of examples/relu (BUILD_DIR/NAME)
  *   MULTI   a multicore host build of examples/relu_multicore
+ *   FAKE_SINGLE, FAKE_MULTI  the fake core library of tests/run/fake_core.c
+ *           (single-core and multicore), whose first op doubles each value
+ *           without the runtime: what is left is the runner's own cost
  *
- * For each build, relu on 16 float32 values (1-D for SINGLE, 4x4 for MULTI):
+ * For each build, its first op on 16 float32 values (1-D for the
+ * single-core builds, 4x4 for the multicore ones):
  *   - "between work": about 1 ms of computation on the calling thread before
  *     each call (summing a 256 KiB buffer), as a model's other work would
  *     come between calls, so that any thread the runner keeps goes to sleep;
@@ -177,10 +181,12 @@ static struct job make_job(rco_library *library, float *in, float *out, long cou
 	return job;
 }
 
-static void check_relu(const float *in, const float *out, long count, const char *what)
+/* doubled: the fake's op; else relu. */
+static void check_result(const float *in, const float *out, long count, int doubled,
+                         const char *what)
 {
 	for (long i = 0; i < count; i++) {
-		if (out[i] != (in[i] > 0.0f ? in[i] : 0.0f)) {
+		if (out[i] != (doubled ? 2 * in[i] : in[i] > 0.0f ? in[i] : 0.0f)) {
 			fprintf(stderr, "runner_overhead: %s: element %ld is wrong\n", what, i);
 			exit(1);
 		}
@@ -188,7 +194,8 @@ static void check_relu(const float *in, const float *out, long count, const char
 }
 
 /* One build's small-call numbers, as a JSON object. */
-static void small_calls(const char *name, const char *path, int rank, struct rco_error *error)
+static void small_calls(const char *name, const char *path, int rank, int doubled,
+                        struct rco_error *error)
 {
 	static float in[SMALL], out[SMALL];
 	for (int i = 0; i < SMALL; i++)
@@ -197,7 +204,7 @@ static void small_calls(const char *name, const char *path, int rank, struct rco
 	struct job runner = make_job(library, in, out, SMALL, rank, error);
 	struct job loop = make_job(NULL, in, out, SMALL, rank, error);
 	run_job(&runner);
-	check_relu(in, out, SMALL, name);
+	check_result(in, out, SMALL, doubled, name);
 	int calls = quick ? 30 : 500, batch = quick ? 200 : 2000, batches = quick ? 2 : 5;
 	double runner_switches, loop_switches;
 	double runner_between = between_work(&runner, calls, &runner_switches);
@@ -228,7 +235,7 @@ static void throughput(const char *path, struct rco_error *error)
 	runner.argument.tensor.sizes[0] = runner.output.sizes[0] = BIG;
 	struct job loop = make_job(NULL, in, out, BIG, 1, error);
 	run_job(&runner);
-	check_relu(in, out, BIG, "relu over 2^24 values");
+	check_result(in, out, BIG, 0, "relu over 2^24 values");
 	int runs = quick ? 3 : 9;
 	double mine[9], theirs[9];
 	for (int r = 0; r < runs; r++) {
@@ -248,18 +255,22 @@ static void throughput(const char *path, struct rco_error *error)
 
 int main(int argc, char **argv)
 {
-	if (argc < 3) {
-		fprintf(stderr, "usage: runner_overhead SINGLE MULTI [--quick]\n");
+	if (argc < 5) {
+		fprintf(stderr, "usage: runner_overhead SINGLE MULTI FAKE_SINGLE FAKE_MULTI [--quick]\n");
 		return 2;
 	}
-	quick = argc > 3 && strcmp(argv[3], "--quick") == 0;
+	quick = argc > 5 && strcmp(argv[5], "--quick") == 0;
 	static struct rco_error error;
 	for (size_t i = 0; i < sizeof work_buffer / sizeof work_buffer[0]; i++)
 		work_buffer[i] = (double)i;
 	printf("{");
-	small_calls("single", argv[1], 1, &error);
+	small_calls("single", argv[1], 1, 0, &error);
 	printf(", ");
-	small_calls("multi", argv[2], 2, &error);
+	small_calls("multi", argv[2], 2, 0, &error);
+	printf(", ");
+	small_calls("fake_single", argv[3], 1, 1, &error);
+	printf(", ");
+	small_calls("fake_multi", argv[4], 2, 1, &error);
 	printf(", ");
 	throughput(argv[2], &error);
 	printf("}\n");
