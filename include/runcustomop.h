@@ -15,8 +15,8 @@
  * rco_options.threads.  A single-core op runs on the caller alone.  The
  * caller lets the workers take cores only when the cores left would take
  * longer than waking a worker twice (200 microseconds, at the pace of the
- * caller's fastest core so far, or of the last call's): a short op runs on
- * the caller with no hand-off.  Each core's kernel runs on one thread at a time, but any
+ * caller's fastest core so far, or of the last call's while it has run
+ * fewer than two): a short op runs on the caller with no hand-off.  Each core's kernel runs on one thread at a time, but any
  * thread may run any core, and the cores run in any order, as on the
  * device, where they share no memory protocol and cannot wait for each
  * other (a kernel that waits for another core may wait for ever: give a

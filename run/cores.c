@@ -72,13 +72,24 @@ static void on_guard(void *context, const void *start, size_t length, const char
 		core->guards_dropped = 1;
 }
 
-/* How fast the caller's jobs go in this call.  The fastest job is the
- * measure: a job the machine's other work delayed is no sign of more work. */
+/* How fast the caller's jobs go.  The fastest job is the measure: a job the
+ * machine's other work delayed is no sign of more work; so one job alone
+ * does not outweigh the last call's. */
 struct call_pace {
-	long long job_ns;      /* the caller's fastest job so far, or the last call's */
+	long long last_ns;     /* the caller's fastest job in the last call */
+	long long fastest_ns;  /* its fastest job in this call so far */
 	int caller_jobs;
 	int opened;            /* the workers may take jobs */
 };
+
+static long long job_estimate(const struct call_pace *pace)
+{
+	if (pace->caller_jobs == 0)
+		return pace->last_ns;
+	if (pace->caller_jobs == 1 && pace->last_ns < pace->fastest_ns)
+		return pace->last_ns;
+	return pace->fastest_ns;
+}
 
 /* ---- one job ---- */
 
@@ -140,7 +151,7 @@ static void take_jobs(struct core_team *team, struct core_runner *runner, uint32
 		if (generation_of(ticket) != generation || next >= (uint32_t)team->count)
 			return;
 		if (pace && !pace->opened && team->worker_count > 0 &&
-		    (long long)(team->count - next) * pace->job_ns > WAKE_WORTH_NS) {
+		    (long long)(team->count - next) * job_estimate(pace) > WAKE_WORTH_NS) {
 			open_to_workers(team, generation);
 			pace->opened = 1;
 		}
@@ -152,8 +163,8 @@ static void take_jobs(struct core_team *team, struct core_runner *runner, uint32
 			run_job(core, runner);
 		if (pace) {
 			long long took = now_ns() - start;
-			if (pace->caller_jobs++ == 0 || took < pace->job_ns)
-				pace->job_ns = took;
+			if (pace->caller_jobs++ == 0 || took < pace->fastest_ns)
+				pace->fastest_ns = took;
 		}
 		if (atomic_fetch_add(&team->jobs_done, 1) + 1 == team->count &&
 		    atomic_load(&team->caller_sleeping))
@@ -445,11 +456,11 @@ int team_run(struct core_team *team, const char *op, const struct customop_host_
 
 	uint32_t generation = generation_of(atomic_load(&team->ticket)) + 1;
 	atomic_store(&team->ticket, (uint64_t)generation << 32);
-	struct call_pace pace = {team->job_ns, 0, 0};
+	struct call_pace pace = {team->job_ns, 0, 0, 0};
 	take_jobs(team, &team->caller, generation, &pace);
-	wait_for_jobs(team, pace.job_ns);
+	wait_for_jobs(team, job_estimate(&pace));
 	if (pace.caller_jobs)
-		team->job_ns = pace.job_ns;
+		team->job_ns = pace.fastest_ns;
 
 	fault_stack_restore(&own_stack);
 	if (mask_changed)
