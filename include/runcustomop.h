@@ -8,24 +8,24 @@
  * copy (a second rco_open of the same build gets copies of its own), so
  * each core has its own runtime state, as on the device.
  *
- * Cores and threads.  The calling thread runs the cores of a call itself,
- * one after another; rco_open also starts worker threads, so that an op
- * runs on at most as many threads as the machine has CPUs (sysconf
+ * Cores and threads.  The calling thread runs the cores of a call itself, one
+ * after another; rco_open also starts worker threads, so that an op runs on
+ * at most as many threads as the machine has CPUs (sysconf
  * _SC_NPROCESSORS_ONLN), the caller's included, and at most
  * rco_options.threads.  A single-core op runs on the caller alone.  The
  * caller lets the workers take cores only when the cores left would take
  * longer than waking a worker twice (200 microseconds, at the pace of the
- * caller's fastest core so far, or of the last call's while it has run
- * fewer than two): a short op runs on the caller with no hand-off.  Each core's kernel runs on one thread at a time, but any
- * thread may run any core, and the cores run in any order, as on the
- * device, where they share no memory protocol and cannot wait for each
- * other (a kernel that waits for another core may wait for ever: give a
- * time limit).  With no more threads than CPUs, a worker looks for the next
- * call for 50 microseconds after its last core before it sleeps, and the
- * caller for the workers' last cores for 50 to 200 (twice a core's time):
- * that time is spent on a CPU.  One more thread, the monitor, runs while a
- * library is open, with every signal blocked: it stops calls at their time
- * limit, on rco_stop and on SIGINT.
+ * caller's fastest core so far, or of the last call's while it has run fewer
+ * than two): a short op runs on the caller with no hand-off.  Each core's
+ * kernel runs on one thread at a time, but any thread may run any core, and
+ * the cores run in any order, as on the device, where they share no memory
+ * protocol and cannot wait for each other (a kernel that waits for another
+ * core may wait for ever: give a time limit).  With no more threads than
+ * CPUs, a worker looks for the next call for 50 microseconds after its last
+ * core before it sleeps, and the caller for the workers' last cores for 50 to
+ * 200 (twice a core's time): that time is spent on a CPU.  One more thread,
+ * the monitor, runs while a library is open, with every signal blocked: it
+ * stops calls at their time limit, on rco_stop and on SIGINT.
  *
  * Errors are values.  The library never prints and never exits, and a
  * kernel cannot end the process: a violated device rule, a fault (SIGSEGV,
@@ -342,10 +342,11 @@ int rco_check_argument_count(const rco_library *library, int op, int count,
 /* Runs op (an index) with count arguments on every core (see Cores and
  * threads), all cores writing into output; returns when every core has
  * finished, or has been stopped after timeout seconds (0: no limit;
- * RCO_DEFAULT_TIMEOUT: the library's), by rco_stop or by SIGINT.  The arguments and the output are checked against the op's
- * schema first.  Returns 0, or the status with *error filled in (when error
- * is not NULL).  printf output and warnings reach the callbacks before it
- * returns, whether the op succeeded or not. */
+ * RCO_DEFAULT_TIMEOUT: the library's), by rco_stop or by SIGINT.  The
+ * arguments and the output are checked against the op's schema first.
+ * Returns 0, or the status with *error filled in (when error is not NULL).
+ * printf output and warnings reach the callbacks before it returns, whether
+ * the op succeeded or not. */
 int rco_run(rco_library *library, int op, const struct rco_argument *arguments, int count,
             const struct rco_tensor *output, double timeout, struct rco_error *error);
 

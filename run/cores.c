@@ -1,4 +1,4 @@
-/* cores.c - running an op's cores: on the calling thread, helped by worker threads when there are CPUs.
+/* cores.c - running an op's cores on the calling thread, helped by workers when there are CPUs.
  *
  * sem_clockwait (waiting on CLOCK_MONOTONIC) is POSIX.1-2024; glibc has it
  * under _GNU_SOURCE. */

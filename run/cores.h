@@ -1,4 +1,4 @@
-/* cores.h - running an op's cores: on the calling thread, helped by worker threads when there are CPUs.
+/* cores.h - running an op's cores on the calling thread, helped by workers when there are CPUs.
  *
  * Each core has its loaded library (its own copy, with its own runtime
  * state), its fault context and its output.  A call is one job per core,

@@ -25,7 +25,7 @@
 #include "cores.h"
 
 struct call_watch {
-	pthread_mutex_t lock;        /* taken by the call at its begin and end, by the monitor to stop it */
+	pthread_mutex_t lock;        /* held by the call as it begins and ends, and to stop it */
 	struct core_team *team;
 	int interruptible;           /* stops on SIGINT */
 	/* Under lock: */
