@@ -23,6 +23,8 @@ one machine, so the numbers compare like with like:
      (bench/ledger_cases.py).
   13. the sanitizers: a sanitized build's run time against a plain one's
      (bench/sanitize_cases.py).
+  14. the runner library's own cost, in C (bench/runner_overhead.c,
+     bench/runner_cases.py).
 
 Usage: python3 bench/bench.py [--quick] [--record]
   --quick   fewer repetitions (a smoke run)
@@ -40,7 +42,7 @@ import time
 
 import ledger_cases  # cases 10-12: the output checks, the TCM checks, the profile
 import runner_cases  # cases 7-9: the runner library, its Python binding and run-custom-op
-import sanitize_cases  # case 10: what each sanitizer costs
+import sanitize_cases  # case 13: what each sanitizer costs
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(TOP, "build-custom-op")

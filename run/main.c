@@ -5,6 +5,7 @@
  * once into one output; write and compare it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,57 @@ static void preload_sanitizer(const struct run_options *options, char **argv)
 	free(all_options);
 }
 
+/* Ctrl-C while the op runs: the library stops its cores, and rco_run
+ * returns after handing the SIGINT on to this handler, which notes it; the
+ * program then says which cores were stopped and ends by SIGINT, as a tool
+ * does.  Before and after the run SIGINT has its default action; one the
+ * program was started to ignore stays ignored. */
+static volatile sig_atomic_t interrupted;
+
+static void note_interrupt(int signal_number)
+{
+	(void)signal_number;
+	interrupted = 1;
+}
+
+static void end_by_interrupt(void)
+{
+	fflush(stdout);
+	signal(SIGINT, SIG_DFL);
+	raise(SIGINT);
+	_exit(EXIT_FAILED); /* SIGINT blocked by whoever started us */
+}
+
+/* Runs the op; returns rco_run's status. */
+static int run_op(rco_library *library, int op, const struct rco_argument *arguments, int count,
+                  const struct npy_array *output, struct rco_error *problem)
+{
+	struct rco_tensor output_tensor;
+	arguments_tensor_of(output, &output_tensor);
+	struct sigaction note, fallback, was;
+	memset(&note, 0, sizeof note);
+	note.sa_handler = note_interrupt;
+	sigemptyset(&note.sa_mask);
+	memset(&fallback, 0, sizeof fallback);
+	fallback.sa_handler = SIG_DFL;
+	sigemptyset(&fallback.sa_mask);
+	sigaction(SIGINT, NULL, &was);
+	int ignored = !(was.sa_flags & SA_SIGINFO) && was.sa_handler == SIG_IGN;
+	if (!ignored)
+		sigaction(SIGINT, &note, NULL);
+	int status = rco_run(library, op, arguments, count, &output_tensor, RCO_DEFAULT_TIMEOUT,
+	                     problem);
+	if (!ignored)
+		sigaction(SIGINT, &fallback, NULL);
+	if (status != 0)
+		report(problem->message);
+	if (interrupted) {
+		rco_close(library);
+		end_by_interrupt();
+	}
+	return status;
+}
+
 /* A standard descriptor closed at start would be the number of the next
  * file opened (an output, a library), and printing would write into it. */
 static void open_standard_descriptors(void)
@@ -239,6 +291,7 @@ int main(int argc, char **argv)
 	open_options.output_checks = options.output_checks;
 	open_options.print = console_print;
 	open_options.warn = console_warn;
+	open_options.stop_on_interrupt = 1;
 	static struct rco_error problem; /* big: not on the stack */
 	rco_library *library = NULL;
 	open_options.context = &library;
@@ -267,14 +320,9 @@ int main(int argc, char **argv)
 	if (status == 0)
 		status = make_output(&options, library, op, arrays, &output);
 	if (status == 0) {
-		struct rco_tensor output_tensor;
-		arguments_tensor_of(&output, &output_tensor);
-		int failed = rco_run(library, op, arguments, count, &output_tensor,
-		                     RCO_DEFAULT_TIMEOUT, &problem);
-		if (failed) {
-			report(problem.message);
-			status = exit_status_of(problem.status);
-		}
+		int failed = run_op(library, op, arguments, count, &output, &problem);
+		if (failed)
+			status = exit_status_of(failed);
 		if ((failed == 0 || failed == RCO_ERROR_OP) &&
 		    profile_report(library, options.profile, options.profile_svg) != 0 && status == 0)
 			status = EXIT_FAILED;

@@ -117,7 +117,8 @@ class _Options(ctypes.Structure):
     _fields_ = [('cores', ctypes.c_int), ('core_stack', ctypes.c_size_t),
                 ('timeout', ctypes.c_double), ('print', _PRINT_FUNCTION),
                 ('warn', _WARN_FUNCTION), ('context', ctypes.c_void_p),
-                ('output_checks', ctypes.c_int)]
+                ('output_checks', ctypes.c_int),
+                ('threads', ctypes.c_int), ('stop_on_interrupt', ctypes.c_int)]
 # enum rco_output_checks
 _OUTPUT_CHECKS = {'error': 1, 'warn': 2, 'off': 3}
 

@@ -8,7 +8,7 @@ HOST_RUNTIME_SOURCES = \
 	sdk/host/runtime/assert.cpp sdk/host/runtime/code_address.cpp sdk/host/runtime/element_set.cpp \
 	sdk/host/runtime/elements.cpp sdk/host/runtime/elementwise.cpp sdk/host/runtime/factories.cpp \
 	sdk/host/runtime/ledger.cpp sdk/host/runtime/marshal.cpp sdk/host/runtime/neuron_utils.cpp sdk/host/runtime/op_checks.cpp sdk/host/runtime/print.cpp sdk/host/runtime/process.cpp sdk/host/runtime/putc.cpp \
-	sdk/host/runtime/registration.cpp sdk/host/runtime/run.cpp sdk/host/runtime/scalar_type.cpp \
+	sdk/host/runtime/registration.cpp sdk/host/runtime/run.cpp sdk/host/runtime/scalar_type.cpp sdk/host/runtime/signals.cpp \
 	sdk/host/runtime/stack_switch.cpp sdk/host/runtime/stacks.cpp sdk/host/runtime/streams.cpp sdk/host/runtime/tcm.cpp \
 	sdk/host/runtime/tensor.cpp sdk/host/runtime/violation.cpp
 HOST_RUNTIME_OBJECTS = $(HOST_RUNTIME_SOURCES:sdk/host/runtime/%.cpp=sdk/host/obj/%.o)

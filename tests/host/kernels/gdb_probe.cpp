@@ -13,7 +13,7 @@ torch::Tensor scale(const torch::Tensor &x, const torch::Scalar &a)
     auto tcm = x.tcm_accessor();
     float first = 0.0f;
     tcm.tensor_to_tcm<float>(&first, 0, 1);
-    if (cpu == 0) // stop here: scale
+    if (cpu == 7) // stop here: scale (core 7 alone writes, so the output is unwritten here whatever order the cores run in)
         out.fill_(a.toFloat() * first);
     return out;
 }

@@ -3,9 +3,9 @@
  * A host build links each core library (<name>.so, or <name>_cpu0.so ..
  * <name>_cpu7.so) with the emulated runtime, which exports the functions
  * below with C linkage.  Each core library is loaded as its own copy and
- * called from its own thread, so every core has its own runtime state (the
- * argument cursor, the TCM pool, switched_stack), as each core has its own
- * image on the device.  This header is C and C++. */
+ * called from one thread at a time (any thread), so every core has its own
+ * runtime state (the argument cursor, the TCM pool, switched_stack), as
+ * each core has its own image on the device.  This header is C and C++. */
 #ifndef NEURON_HOST_ABI_H
 #define NEURON_HOST_ABI_H
 
@@ -139,7 +139,9 @@ int customop_host_register(void (*callback)(void *context, int index, const char
                            void *context, char error[CUSTOMOP_HOST_ERROR_SIZE]);
 /* Runs call->op on this core: marshals the arguments, runs the launcher on
  * the emulated core stack, and returns 0, or -1 with call->error naming the
- * core, the op and the violated rule. */
+ * core, the op and the violated rule.  First it takes back what a call the
+ * runner abandoned left (its stacks, its TCM blocks): a call of ABI version
+ * 0 does only that, before the library is unloaded. */
 int customop_host_run(struct customop_host_call *call);
 
 #ifdef __cplusplus
