@@ -19,7 +19,7 @@ ALL_LDFLAGS = $(LDFLAGS) -pthread $(SANITIZE)
 LIBRARY_SOURCES = \
 	src/arena.c src/buffer.c src/diag.c src/fsutil.c src/output_file.c \
 	src/schema.c src/validate.c src/codegen.c src/inputs.c src/shell_words.c \
-	src/library_id.c src/opsrecord.c \
+	src/library_id.c src/opsrecord.c src/sanitize.c \
 	src/target.c src/plan.c src/state.c src/depfile.c src/buildlog.c \
 	src/interrupt.c src/exec.c src/compdb.c src/build.c
 LIBRARY_OBJECTS = $(LIBRARY_SOURCES:src/%.c=obj/%.o)
@@ -85,6 +85,18 @@ install: programs buildcustomop.pc $(INSTALL_TARGETS)
 	cp man/build-custom-op.1 $(DESTDIR)$(MANDIR)/man1/
 	cp buildcustomop.pc $(DESTDIR)$(PKGCONFIGDIR)/
 
+# A Debian package of whatever make install installs, in /usr:
+# build-custom-op_VERSION_ARCH.deb here (packaging/build-deb.sh; needs
+# dpkg-dev).  make check-package also lints it, installs it on this machine
+# (as root, with dpkg -i), runs the installed tools and Python package from
+# an empty directory, and removes it (tests/package/test_installed.sh).
+deb: programs
+	sh packaging/build-deb.sh $(MAKE)
+
+check-package: deb
+	sh tests/package/lint.sh build-custom-op_*.deb
+	sh tests/run-tests.sh tests/package/test_installed.sh
+
 # The whole suite with AddressSanitizer and UndefinedBehaviorSanitizer in
 # every C object; any report fails.  Python loads the sanitized library, so
 # it gets the runtimes preloaded (and no leak check of the interpreter), and
@@ -120,8 +132,8 @@ check-valgrind:
 	$(MAKE) clean >/dev/null; exit $$status
 
 clean:
-	rm -rf obj build-custom-op libbuildcustomop.a libbuildcustomop.so buildcustomop.pc $(CLEAN)
+	rm -rf obj build-custom-op libbuildcustomop.a libbuildcustomop.so buildcustomop.pc build-custom-op_*.deb $(CLEAN)
 
-.PHONY: all programs demo test install clean check-asan check-valgrind
+.PHONY: all programs demo test install deb check-package clean check-asan check-valgrind
 
 -include obj/*.d

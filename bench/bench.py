@@ -12,11 +12,19 @@ one machine, so the numbers compare like with like:
   3. real compiles: the host target building the examples, against ninja
      running the very same commands at the same -j;
   4. header change: the rebuild after touching one header, against a full one;
-  5. codegen at scale: --emit-wrapper for 1,000 to 32,767 ops, per op;
+  5. codegen at scale: --emit-wrapper for 1,000 to 32,767 ops, per op, and
+     against the original's generator (bench/original_codegen.py);
   6. word splitting: compile()'s cflags split into words, 1 MB against
      100 KB, per byte;
   7-9. the runner: per-call overhead through Python, throughput, and
-     run-custom-op's fixed cost (bench/runner_cases.py).
+     run-custom-op's fixed cost (bench/runner_cases.py);
+  10-12. the core ledger: what the output checks and the TCM checks cost,
+     and the profile of the official sample's three kernels
+     (bench/ledger_cases.py).
+  13. the sanitizers: a sanitized build's run time against a plain one's
+     (bench/sanitize_cases.py).
+  14. the runner library's own cost, in C (bench/runner_overhead.c,
+     bench/runner_cases.py).
 
 Usage: python3 bench/bench.py [--quick] [--record]
   --quick   fewer repetitions (a smoke run)
@@ -32,7 +40,9 @@ import subprocess
 import sys
 import time
 
+import ledger_cases  # cases 10-12: the output checks, the TCM checks, the profile
 import runner_cases  # cases 7-9: the runner library, its Python binding and run-custom-op
+import sanitize_cases  # case 13: what each sanitizer costs
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(TOP, "build-custom-op")
@@ -366,40 +376,79 @@ def raise_stack_limit():
         resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
 
 
-def codegen_argv(count):
-    argv = [PROGRAM, "--emit-wrapper", os.path.join(WORK, "scale.cpp")]
+# The original generator's baseline (bench/original_codegen.py, a
+# reimplementation for timing only) runs under the system's interpreter, as
+# a torch-neuronx user runs the original; python3 on PATH when there is none.
+ORIGINAL_CODEGEN = os.path.join(TOP, "bench", "original_codegen.py")
+ORIGINAL_PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+
+
+def codegen_schema(i):
+    # As torch-neuronx formats a schema for the original: returns in parentheses.
+    return "my_ops::op%d(Tensor x, Scalar a, float b, int c) -> (Tensor out)" % i
+
+
+def codegen_argv(count, output=None):
+    argv = [PROGRAM, "--emit-wrapper", output or os.path.join(WORK, "scale.cpp")]
     for i in range(count):
-        argv += ["--op", "op%d=my_ops::op%d(Tensor x, Scalar a, float b, int c) -> Tensor" % (i, i)]
+        argv += ["--op", "op%d=%s" % (i, codegen_schema(i))]
     return argv
+
+
+def original_codegen_argv(count, output=None):
+    argv = [ORIGINAL_PYTHON, ORIGINAL_CODEGEN, output or os.path.join(WORK, "scale.original.cpp")]
+    for i in range(count):
+        argv += ["op%d" % i, codegen_schema(i)]
+    return argv
+
+
+def same_file(a, b):
+    with open(a, "rb") as first, open(b, "rb") as second:
+        return first.read() == second.read()
 
 
 def case_codegen(results):
     # The time of one op is the fixed cost (starting the program, writing
-    # the file); what each op adds is measured above it.
+    # the file); what each op adds is measured above it.  The original's
+    # generator, interpreter start included, is timed on the same ops, and
+    # its wrapper must be ours byte for byte.  The stack limit is raised
+    # here, once, and inherited: a preexec_fn would make every run fork this
+    # large process instead of spawning.
+    raise_stack_limit()
     fixed = min(timed(codegen_argv(1)) for _ in range(repetitions(20, 3)))
     rows = []
+    identical = True
     for count in (1000, 10000, 32767):
         argv = codegen_argv(count)
-        times = [timed(argv, preexec_fn=raise_stack_limit) for _ in range(repetitions(5))]
+        original = original_codegen_argv(count)
+        times, original_times = [], []
+        for _ in range(repetitions(5)):
+            times.append(timed(argv))
+            original_times.append(timed(original))
+        identical = identical and same_file(argv[2], original[2])
         best = min(times)
-        rows.append((count, best, (best - fixed) / (count - 1)))
+        rows.append((count, best, (best - fixed) / (count - 1), min(original_times)))
     base = rows[0][2]
     results["codegen_fixed"] = fixed
-    results["codegen"] = [(count, t, per, per / base) for count, t, per in rows]
+    results["codegen"] = [(count, t, per, per / base, original)
+                          for count, t, per, original in rows]
+    results["codegen_identical"] = identical
+    results["codegen_python"] = ORIGINAL_PYTHON
     # Past the runtime's limit of 32,767 functions a library is refused.
     refused_argv = [PROGRAM, "--emit-wrapper", os.path.join(WORK, "refused.cpp")]
     for i in range(100000):
         refused_argv += ["--op", "n::o%d(Tensor x)->Tensor" % i]
     start = now()
-    refused = subprocess.run(refused_argv, preexec_fn=raise_stack_limit, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE)
+    refused = subprocess.run(refused_argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     results["refused"] = dict(time=now() - start, status=refused.returncode,
                               message=refused.stderr.decode().strip())
-    print("5. codegen at scale (--emit-wrapper, fastest of %d; one op: %.2f ms):"
-          % (repetitions(5), fixed * 1e3))
-    for count, t, per, ratio in results["codegen"]:
+    print("5. codegen at scale (--emit-wrapper, fastest of %d; one op: %.2f ms; the original's "
+          "generator under %s):" % (repetitions(5), fixed * 1e3, ORIGINAL_PYTHON))
+    for count, t, per, ratio, original in results["codegen"]:
         print("   %6d ops  %.4f s  %.2f us per op beyond the first  per-op ratio to 1,000 ops %.2f"
-              % (count, t, per * 1e6, ratio))
+              "  original %.4f s  ours / original %.3f"
+              % (count, t, per * 1e6, ratio, original, t / original))
+    print("   the wrappers are %s" % ("identical" if identical else "DIFFERENT"))
     print("   100000 ops: exit %d after %.3f s: %s" % (refused.returncode, results["refused"]["time"],
                                                     results["refused"]["message"]))
 
@@ -478,11 +527,16 @@ def markdown(results):
             "build's %.3f s, ratio **%.2f**." % (h["steps"], h["total"], h["touched"], h["full"],
                                                  h["touched"] / h["full"])]
     out += ["", "**5. Codegen at scale** (`--emit-wrapper`, fastest of %d; one op takes %.2f ms, "
-            "the fixed cost; per op = (time - that) / (ops - 1)):"
-            % (repetitions(5), results["codegen_fixed"] * 1e3), "",
-            "| ops | time | per op | per op / per op at 1,000 |", "|---:|---:|---:|---:|"]
-    for count, t, per, ratio in results["codegen"]:
-        out.append("| %d | %.4f s | %.2f µs | %.2f |" % (count, t, per * 1e6, ratio))
+            "the fixed cost; per op = (time - that) / (ops - 1); the original's generator "
+            "(`bench/original_codegen.py` under %s, interpreter start included) on the same "
+            "ops, its wrapper %s ours byte for byte):"
+            % (repetitions(5), results["codegen_fixed"] * 1e3, results["codegen_python"],
+               "equal to" if results["codegen_identical"] else "NOT EQUAL to"), "",
+            "| ops | time | per op | per op / per op at 1,000 | original | ours / original |",
+            "|---:|---:|---:|---:|---:|---:|"]
+    for count, t, per, ratio, original in results["codegen"]:
+        out.append("| %d | %.4f s | %.2f µs | %.2f | %.4f s | %.3f |"
+                   % (count, t, per * 1e6, ratio, original, t / original))
     r = results["refused"]
     out += ["", "100,000 ops: exit %d after %.3f s (%s)." % (r["status"], r["time"], r["message"])]
     out += ["", "**6. Word splitting** (compile()'s cflags, fastest of %d; linear: a ratio "
@@ -491,6 +545,8 @@ def markdown(results):
     for shape, ((_, small_time), (_, large_time)), ratio in results["words"]:
         out.append("| %s | %.4f s | %.4f s | %.2f |" % (shape, small_time, large_time, ratio))
     out += runner_cases.markdown(results)
+    out += ledger_cases.markdown(results)
+    out += sanitize_cases.markdown(results)
     return "\n".join(out) + "\n"
 
 
@@ -518,6 +574,8 @@ def main():
     case_codegen(results)
     case_words(results)
     runner_cases.run(results)
+    ledger_cases.run(results)
+    sanitize_cases.run(results)
     text = markdown(results)
     with open(os.path.join(WORK, "results.md"), "w") as f:
         f.write(text)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""runner_cases.py - the runner's benchmarks (cases 7 to 9 of bench/README.md).
+"""runner_cases.py - the runner's benchmarks (cases 7 to 9 and 14 of bench/README.md).
 
 bench.py imports this module (run() and markdown()); run() builds the
 examples for the host and runs this file as a script under an interpreter
@@ -13,7 +13,13 @@ that can import torch, which times:
      float32 elements against torch.relu;
 and, from bench.py's interpreter:
   9. the CLI's fixed cost: run-custom-op on a 4-element input, start to
-     exit, against starting /bin/true.
+     exit, against starting /bin/true;
+ 14. the library's own cost, in C (obj/bench/runner_overhead, built from
+     bench/runner_overhead.c by make bench): rco_run of relu on 16 values
+     with other work between calls and back to back, against a plain C
+     relu loop, and on 2^24 values against the C loop; and the same calls
+     of the tests' fake core library (tests/run/fake_core.c, no runtime):
+     the runner's cost alone.
 """
 import json
 import os
@@ -78,9 +84,46 @@ def run(results):
         print("8. relu on 2^24 float32: runner %.1f ms, torch.relu %.1f ms, ratio %.2f"
               % (t["runner"] * 1e3, t["torch"] * 1e3, t["runner"] / t["torch"]))
     results["cli"] = cli_cost(multi, single)
+    c_program = os.path.join(TOP, "obj", "bench", "runner_overhead")
+    if os.access(c_program, os.X_OK):
+        fakes = fake_builds()
+        done = subprocess.run([c_program, single, multi] + fakes + (["--quick"] if QUICK else []),
+                              check=True, stdout=subprocess.PIPE, text=True)
+        results["runner_c"] = json.loads(done.stdout)
+        r = results["runner_c"]
+        for name, op in (("single", "relu"), ("multi", "relu"), ("fake_single", "the fake op"),
+                         ("fake_multi", "the fake op")):
+            c = r[name]
+            print("14. rco_run of %s on 16 values, %d core(s): %.1f µs between other work, "
+                  "%.1f µs back to back; a C loop %.3f µs" % (op, c["cores"], c["between"] * 1e6,
+                                                              c["back_to_back"] * 1e6,
+                                                              c["c_between"] * 1e6))
+        t = r["throughput"]
+        print("14. relu on 2^24 float32: rco_run %.1f ms, a C loop %.1f ms, ratio %.2f"
+              % (t["runner"] * 1e3, t["c_loop"] * 1e3, t["runner"] / t["c_loop"]))
+    else:
+        print("14. skipped: obj/bench/runner_overhead is missing (make bench builds it)")
     c = results["cli"]
     print("9. run-custom-op on 4 elements: %.2f ms (8 cores), %.2f ms (1 core); /bin/true %.2f ms"
           % (c["multi"] * 1e3, c["single"] * 1e3, c["true"] * 1e3))
+
+
+def fake_builds():
+    """The tests' fake core library as a single-core and a multicore build
+    (make bench builds its files), with the record a build writes."""
+    sys.path.insert(0, os.path.join(TOP, "tests", "run"))
+    import record
+    paths = []
+    for name, cores, files in (("fake_single", 1, ["fake.so"]),
+                               ("fake_multi", 8, ["fake_cpu%d.so" % i for i in range(8)])):
+        directory = os.path.join(WORK, name)
+        os.makedirs(directory, exist_ok=True)
+        for file in files:
+            shutil.copyfile(os.path.join(TOP, "tests", "run", "fake", file),
+                            os.path.join(directory, file))
+        record.write(os.path.join(directory, "fake"), cores, record.FAKE_OPS)
+        paths.append(os.path.join(directory, "fake"))
+    return paths
 
 
 def cli_cost(multi, single):
@@ -130,6 +173,27 @@ def markdown(results):
             "(ratios %.1f and %.1f)." % (c["runs"], c["multi"] * 1e3, c["single"] * 1e3,
                                          c["true"] * 1e3, c["multi"] / c["true"],
                                          c["single"] / c["true"])]
+    if "runner_c" in results:
+        r = results["runner_c"]
+        out += ["", "**14. The library's own cost, in C** (rco_run on 16 float32 values of relu, "
+                "and of the tests' fake core library, which doubles them without the runtime: "
+                "the runner alone; the median of %d calls with about 1 ms of other work before "
+                "each, and the best of 5 batches back to back; the same relu as a C loop, timed "
+                "the same ways):" % r["single"]["calls"], "",
+                "| op | cores | between work | C loop | ratio | back to back | C loop | ratio "
+                "| context switches per call |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for name, op in (("single", "relu"), ("multi", "relu"), ("fake_single", "fake"),
+                         ("fake_multi", "fake")):
+            c = r[name]
+            out.append("| %s | %d | %.1f µs | %.3f µs | %.0f | %.1f µs | %.3f µs | %.0f | %.2f |"
+                       % (op, c["cores"], c["between"] * 1e6, c["c_between"] * 1e6,
+                          c["between"] / c["c_between"], c["back_to_back"] * 1e6,
+                          c["c_back_to_back"] * 1e6, c["back_to_back"] / c["c_back_to_back"],
+                          c["switches"]))
+        t = r["throughput"]
+        out += ["", "Relu over 2^24 float32 values on 8 cores (median of %d): rco_run %.1f ms, "
+                "a C loop on one thread %.1f ms, ratio **%.2f**."
+                % (t["runs"], t["runner"] * 1e3, t["c_loop"] * 1e3, t["runner"] / t["c_loop"])]
     return out
 
 

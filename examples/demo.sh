@@ -1,6 +1,7 @@
 #!/bin/sh
 # demo.sh - make demo: build the multicore relu example for this machine,
-# run it on eight emulated GPSIMD cores and check the result.
+# run it on eight emulated GPSIMD cores, check the result and show its
+# profile.
 set -eu
 cd "$(dirname "$0")/.."
 out=build/demo
@@ -24,8 +25,16 @@ npy.make(out + "/want.npy", "<f4", str(count), [max(v, 0.0) for v in x])
 print("     %s/x.npy, %s/want.npy" % (out, out))
 PY
 
-echo "3. Run it on 8 cores and compare with the expected output:"
+echo "3. Run it on 8 cores and compare with the expected output (the output checks are on:"
+echo "   every element written by exactly one core):"
 ./run-custom-op --in "$out/x.npy" --out "$out/y.npy" --expect "$out/want.npy" "$out/relu"
 echo "     $out/y.npy matches $out/want.npy: every one of the $count elements, across 8 cores"
 echo
 echo "Next: ./build-custom-op --help, ./run-custom-op --help, and examples/ for more ops."
+echo
+echo "4. Its profile: what each core did, and the device time it would take (an estimate"
+echo "   from the cost model of run-custom-op(1)); also in $out/profile.json and, drawn,"
+echo "   $out/profile.svg:"
+./run-custom-op --in "$out/x.npy" --profile "$out/profile.json" --profile-svg "$out/profile.svg" \
+	"$out/relu" 2>"$out/profile.txt"
+sed 's/^/     /' "$out/profile.txt"

@@ -93,6 +93,12 @@ struct bco_request {
 	const char *xtensa_system;        /* NULL: $Q7_TOOLS or the default for the core */
 	bco_progress_fn progress;         /* NULL: progress is dropped */
 	void *progress_context;
+	const char *const *ldflags;       /* words put at the end of every link, one per element */
+	size_t ldflag_count;
+	/* The sanitizers the kernels and the wrapper are built with (host
+	 * target only): NULL or "" for none, else a comma-separated list of
+	 * "address" and "undefined".  See build-custom-op(1), --sanitize. */
+	const char *sanitize;
 };
 
 typedef struct bco_error bco_error;

@@ -3,78 +3,185 @@
  * A build made by build-custom-op --target host is BUILD_DIR/NAME.so (one
  * core) or BUILD_DIR/NAME_cpu0.so .. NAME_cpu7.so (eight), beside the record
  * BUILD_DIR/NAME.ops of its ops' schemas.  rco_open loads it once; rco_run
- * runs one op on every core at once, on tensors in the caller's memory, and
- * returns when all cores have finished.  Each core library is loaded as its
- * own copy (a second rco_open of the same build gets copies of its own), so
- * each core has its own runtime state, as on the device; each core has a
- * thread of its own, started by rco_open and reused by every call.
+ * runs one op on every core, on tensors in the caller's memory, and returns
+ * when all cores have finished.  Each core library is loaded as its own
+ * copy (a second rco_open of the same build gets copies of its own), so
+ * each core has its own runtime state, as on the device.
+ *
+ * Cores and threads.  The calling thread runs the cores of a call itself, one
+ * after another; rco_open also starts worker threads, so that an op runs on
+ * at most as many threads as the machine has CPUs (sysconf
+ * _SC_NPROCESSORS_ONLN), the caller's included, and at most
+ * rco_options.threads.  A single-core op runs on the caller alone.  The
+ * caller lets the workers take cores only when the cores left would take
+ * longer than waking a worker twice (200 microseconds, at the pace of the
+ * caller's fastest core so far, or of the last call's while it has run fewer
+ * than two): a short op runs on the caller with no hand-off.  Each core's
+ * kernel runs on one thread at a time, but any thread may run any core, and
+ * the cores run in any order, as on the device, where they share no memory
+ * protocol and cannot wait for each other (a kernel that waits for another
+ * core may wait for ever: give a time limit).  With no more threads than
+ * CPUs, a worker looks for the next call for 50 microseconds after its last
+ * core before it sleeps, and the caller for the workers' last cores for 50 to
+ * 200 (twice a core's time): that time is spent on a CPU.  One more thread,
+ * the monitor, runs while a library is open, with every signal blocked: it
+ * stops calls at their time limit, on rco_stop and on SIGINT.
  *
  * Errors are values.  The library never prints and never exits, and a
- * kernel cannot end the process: a violated device rule, a fault
- * (SIGSEGV, SIGBUS, SIGFPE, SIGILL), abort(), a C++ exception that escapes
- * the kernel, and exit(), _exit(), _Exit(), quick_exit(), fork() or vfork()
- * called by it become an error naming the core, the op and what happened.
- * (Not guarded: what runs while rco_open loads a library, such as a
- * kernel's static constructors, and a kernel that makes the exit system
- * call itself or sends the process a signal that ends it.)  The
- * messages are those run-custom-op prints after "run-custom-op: "; where
- * one names an option, it is run-custom-op's (--cores N is
- * rco_options.cores).
+ * kernel cannot end the process: a violated device rule, a fault (SIGSEGV,
+ * SIGBUS, SIGFPE, SIGILL; a stack overflow too), abort(), a C++ exception
+ * that escapes the kernel, and these calls in the kernel's code become an
+ * error naming the core, the op and what happened:
+ *   - exit(), _exit(), _Exit(), quick_exit(), fork(), vfork(): they would
+ *     end or fork the process;
+ *   - pthread_create(), pthread_exit(), pthread_cancel(), thrd_create(),
+ *     thrd_exit(): they would start a thread that outlives the op, or end
+ *     one of the program's (the caller's own, often);
+ *   - sigaction() with a new action, signal(), sigset(), sigignore(),
+ *     siginterrupt(), bsd_signal(), sysv_signal(): they would change how
+ *     the whole program handles a signal;
+ *   - sigprocmask(), pthread_sigmask(), sighold() and sigsuspend() that
+ *     would block SIGURG, SIGINT or a fault signal, and sigwait(),
+ *     sigwaitinfo() and sigtimedwait() that would take one: the library
+ *     could not stop or report the kernel.  Blocking other signals is
+ *     allowed (the mask goes back when the kernel returns), and so is
+ *     reading a disposition or the mask.
+ * What a kernel can still do to the process: it is code in the process.
+ * Not guarded are what runs while rco_open loads a library (a kernel's
+ * static constructors); the same effects reached without calling those
+ * functions from the kernel's own code: a system call made directly
+ * (syscall(2), inline assembly), or made inside the C library or another
+ * library (threads of std::thread, std::async or OpenMP, processes of
+ * posix_spawn(), system() or popen(), a signal mask set by setcontext(),
+ * swapcontext(), pselect(), ppoll() or epoll_pwait()); signals it sends
+ * (kill(), raise(), pthread_kill() of one that ends the process); and what
+ * any code can do (write memory it does not own without faulting, close
+ * descriptors, change the directory or the environment).  A kernel that
+ * blocks SIGURG by a system call of its own cannot be stopped (see "After
+ * a time limit").  The messages are those run-custom-op prints after
+ * "run-custom-op: "; where one names an option, it is run-custom-op's
+ * (--cores N is rco_options.cores).
  *
- * Threads.
- *   - rco_run may be called from any thread.  Calls on one library run one
+ * Threads of the program.
+ *   - rco_run may be called from any thread (not from a signal handler that
+ *     runs on the thread's alternate stack).  Calls on one library run one
  *     at a time: a second caller waits until the first call returns.  Calls
  *     on different libraries run at the same time.
  *   - rco_open may be called from any thread, at any time.
  *   - The rco_op_* queries may be called at any time between rco_open and
- *     rco_close, from any thread.
+ *     rco_close, from any thread; rco_stop too, and from a signal handler.
  *   - rco_close must not overlap another call on the same library.
  *   - The callbacks (print, warn) are called by rco_run, on the thread that
  *     called it, before it returns, never two at a time for one library.  A
  *     callback must not call rco_run or rco_close on its own library.
  *   - A library belongs to the process that opened it.  In a child of
- *     fork(), which has none of its core threads, rco_run returns
+ *     fork(), which has none of its threads, rco_run returns
  *     RCO_ERROR_UNUSABLE (open the build again there), and rco_close frees
- *     nothing that the parent's threads use.
+ *     nothing that the parent's threads use (it gives back its hold on the
+ *     signal handlers).
  *
- * Signals.  While an rco_run call is in progress, the library's handlers
- * are the process's handlers of SIGSEGV, SIGBUS, SIGFPE, SIGILL and
- * SIGABRT, and, while it stops cores at a time limit, of SIGURG.  A signal
- * that is not about a core of a call in progress (a fault in another
- * thread of the program, a kill(1)) goes on to the handler the process had
- * before, as if the library's had not been there.  When the last call in
- * progress returns, the process's own handlers are put back, whatever they
- * were.  Do not change these dispositions while a call runs: the change
- * would be undone.  Each core thread has an alternate signal stack of its
- * own; the caller's threads are left as they are.
+ * Signals.  From the first rco_open to the last rco_close, the library's
+ * handlers are the process's handlers of SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+ * SIGABRT and SIGURG (the signal that stops a core), and, while a library
+ * opened with stop_on_interrupt is open, of SIGINT (unless the process
+ * ignores SIGINT: it then stays ignored, and stops nothing).  A signal that
+ * is not about a core of a call in progress (a fault in another thread of
+ * the program, a kill(1), a SIGURG of the program's own) goes on to the
+ * process's own disposition, as if the library's handler had not been
+ * there: the process's handler is called, or the default action is taken,
+ * or the signal is ignored; a system call it interrupts restarts as it
+ * would have (SA_RESTART as the process's handler has it; always, for a
+ * signal that had no handler).  A handler of the process's for a fault
+ * signal or SIGABRT runs with its own disposition in place; one that ends
+ * by putting back the disposition it found (the library's) and raising the
+ * signal again, as Python's faulthandler does, is followed by the default
+ * action.  The last rco_close puts back the process's own dispositions
+ * wherever the library's handler is still installed (a library with a lost
+ * core never gives its hold back: the core may still fault).
+ * A handler the program installs while a library is open (Python's
+ * faulthandler.enable(), say) replaces the library's until the next
+ * rco_run: each call reads SIGSEGV's disposition (and SIGINT's, with
+ * stop_on_interrupt), one system call each; when the program has replaced
+ * it, the call installs the library's again over each of the signals above
+ * whose handler was replaced, and remembers the program's new one as the
+ * process's own, to pass signals on to and to put back at the last
+ * rco_close.  A handler installed for another of these signals while
+ * SIGSEGV's is left alone is noticed only with SIGSEGV's (or, for SIGURG,
+ * before a call is stopped); until then it receives that signal when a
+ * core raises it, and the op is not protected from it.
+ * The library's handlers run on an alternate signal stack (a stack
+ * overflow leaves no other): each worker has one, and the calling thread
+ * is given one while rco_run runs cores on it; its own is put back before
+ * rco_run returns.  While it runs cores the calling thread's signal mask
+ * leaves the signals above unblocked (SIGINT too, with stop_on_interrupt);
+ * its own mask is put back after.  A stop signal meant for a kernel that
+ * ended at that moment may reach its thread just after, and goes on to the
+ * process's SIGURG disposition (ignored by default).
  *
- * Per call, rco_run reads no file, loads nothing, and allocates nothing
- * that grows with the number of calls.  When a build has fewer cores than
- * the machine has CPUs (a single-core build, on most machines), a core's
- * thread keeps looking for the next call for 50 microseconds after each
- * call before it sleeps, and the caller for the op's end for 20, since a
- * thread woken from sleep takes longer than a short op: that time is spent
- * on a CPU.
+ * Per call, rco_run reads no file, loads nothing, allocates nothing that
+ * grows with the number of calls (but for the profiles that an open
+ * collection keeps, see rco_profile_collect_begin), and makes four system calls of its own
+ * on the calling thread: it reads SIGSEGV's disposition, gives the thread
+ * its alternate signal stack and puts its own back, and unblocks the
+ * signals above (one more, SIGINT's disposition, with stop_on_interrupt),
+ * and one per sleeping worker it wakes for an op long enough to share; the
+ * runtime's switch to a core's stack and back adds two per core.  A
+ * time limit costs nothing more while the monitor is awake or sleeps until
+ * an earlier deadline (else one system call wakes it).
  *
  * After a failed call.  A violation, an escaped exception and a forbidden
- * exit unwind the kernel cleanly.  A fault or abort() abandons the kernel
+ * call unwind the kernel cleanly.  A fault or abort() abandons the kernel
  * where it was: what it allocated on the heap is lost, what it wrote stays
  * written, and the runtime takes back its stacks and its TCM blocks at the
- * next call on that core.  The library stays usable: the next call works.
- * One caveat: a fault inside a C library function that held a lock (malloc
- * after a heap overrun, say) leaves that lock held, and a later call may
- * then hang; give a time limit where that matters.
+ * next call on that core, or when the library is closed.  The library stays
+ * usable: the next call works.  One caveat: a fault inside a C library
+ * function that held a lock (malloc after a heap overrun, say) leaves that
+ * lock held, and a later call, or rco_close, may then hang; give a time
+ * limit where that matters.
  *
- * After a time limit.  rco_run returns RCO_ERROR_TIMEOUT, naming the cores
- * that were still running.  Each of them is sent SIGURG, which abandons its
- * kernel where it was, as a fault does (a kernel blocked in a system call
- * is interrupted too).  From then on the library runs no more ops: rco_run
- * returns RCO_ERROR_UNUSABLE, and the library must be closed (open the build
- * again to go on).  A core that has not stopped a second after SIGURG (it
- * blocked the signal) is lost: it runs on, its library stays loaded and the
- * memory it uses is never freed, and it may still read and write the
- * tensors of the call that timed out, so those must outlive the process or
- * the process must end.  The error says so when that happens.
+ * Builds made with build-custom-op --sanitize.  rco_open refuses a build
+ * with AddressSanitizer when the process was not started with ASan's
+ * runtime first and the ASAN_OPTIONS it needs; the message is the exact
+ * LD_PRELOAD=... ASAN_OPTIONS=... line to start it with.  An ASan report
+ * lets the kernel run to its end (the access it reports was made), then
+ * fails the call on that core with the report's first lines; a UBSan check
+ * ends the op at once, as a violation.  Either way the library stays
+ * usable: the next call works, and reports again.  See run-custom-op(1),
+ * DEBUGGING A KERNEL.
+ *
+ * After a time limit.  rco_run returns RCO_ERROR_TIMEOUT, with a line for
+ * each core that had not finished: still running, or not started (the
+ * caller runs cores one after another: the cores after one that does not
+ * return may never start).  Each running core is sent SIGURG, which abandons
+ * its kernel where it was, as a fault does (a kernel blocked in a system
+ * call is interrupted too).  From then on the library runs no more ops:
+ * rco_run returns RCO_ERROR_UNUSABLE, and the library must be closed (open
+ * the build again to go on).  A core on a worker that has not stopped half
+ * a second after SIGURG (it blocked the signal) is lost: it runs on, its
+ * library stays loaded and the memory it and its thread use is never freed,
+ * and it may still read and write the tensors of the call that timed out,
+ * so those must outlive the process or the process must end.  The error
+ * says so when that happens.  A kernel that blocks SIGURG on the calling
+ * thread cannot be left behind: the monitor sends it SIGURG again every
+ * 100 ms, and rco_run returns when the kernel does, if ever.
+ *
+ * Interruption.  rco_stop(library) stops the call in progress on library
+ * as a time limit does; rco_run then returns RCO_ERROR_INTERRUPTED, and the
+ * library is unusable as after a time limit.  With stop_on_interrupt, a
+ * SIGINT (Ctrl-C) that comes while a call of such a library is in progress
+ * does the same to every such call in progress: the library's handler
+ * keeps the signal, the monitor stops the calls (within milliseconds, or
+ * the half second given to a core that blocks SIGURG), each rco_run returns
+ * RCO_ERROR_INTERRUPTED naming the cores stopped and not started, and the
+ * library is unusable until it is closed.  Before the first of these calls
+ * returns, the kept SIGINT is delivered to the process's own disposition:
+ * its handler runs (Python's then raises KeyboardInterrupt at its next
+ * check), or the default action ends the process by SIGINT, or it is
+ * ignored.  A call that finished before the monitor reached it returns as
+ * the op did, and delivers the SIGINT the same way.  A SIGINT between
+ * calls, and a second one while the first is kept (a second Ctrl-C, while
+ * a kernel that cannot be stopped runs on), go to the process's
+ * disposition at once.
  *
  * Output of printf.  As on the device, what a kernel prints is kept in a
  * buffer of its core during the op and handed over when the op has ended
@@ -122,8 +229,12 @@ enum rco_dtype {
 	RCO_BFLOAT16 = 15
 };
 
-/* A tensor in the caller's memory: sizes and strides in elements (strides
- * >= 0).  The kernel reads and writes data in place. */
+/* A tensor in the caller's memory: sizes and strides in elements.  The
+ * kernel reads and writes data in place, its elements one after another,
+ * so only a contiguous tensor runs: each stride is the product of the sizes
+ * after it (a dimension of size 1 may have any stride).  Any other layout
+ * is refused (RCO_ERROR_ARGUMENT, "... is not contiguous ...; pass a
+ * contiguous tensor"). */
 struct rco_tensor {
 	int dtype;                        /* enum rco_dtype */
 	int rank;                         /* 1 to RCO_MAX_RANK (an output may have 0) */
@@ -163,8 +274,9 @@ enum rco_status {
 	RCO_ERROR_BUILD,     /* the build cannot be used: missing, stale, not a host build, damaged */
 	RCO_ERROR_OP,        /* the op failed on at least one core */
 	RCO_ERROR_TIMEOUT,   /* the time limit passed (see above): the library runs no more ops */
-	RCO_ERROR_UNUSABLE,  /* a call timed out earlier, or the process forked since: close it */
-	RCO_ERROR_SYSTEM     /* the system refused: memory, threads, a file that cannot be read */
+	RCO_ERROR_UNUSABLE,  /* a call was stopped earlier, or the process forked since: close it */
+	RCO_ERROR_SYSTEM,    /* the system refused: memory, threads, a file that cannot be read */
+	RCO_ERROR_INTERRUPTED /* SIGINT (stop_on_interrupt) or rco_stop stopped the op (see above) */
 };
 
 /* An error; the caller provides it, the library fills it in. */
@@ -180,8 +292,30 @@ struct rco_error {
 
 /* Receives what core printed, length bytes (not NUL-terminated). */
 typedef void (*rco_print_fn)(void *context, int core, const char *text, size_t length);
-/* Receives a warning of the runtime, "core N: op NAME: ...", whole. */
+/* Receives a warning of the runtime, "core N: op NAME: ...", whole, or of
+ * the output checks, "op NAME: output coverage: ..." (core -1). */
 typedef void (*rco_warn_fn)(void *context, int core, const char *text);
+
+/* What the output checks do with what they find.  After an op has run on
+ * every core, the checks read the core ledger of each core (the output
+ * elements it wrote and read, recorded by the runtime) and find:
+ *   - elements of the output that no core wrote;
+ *   - elements that two or more cores wrote;
+ *   - elements that one core read while another core writes them.
+ * Each finding is one line naming the rule, the elements and the cores:
+ *   "op relu: output coverage: elements [4128, 4773) of the output (rows 32-36) were written by no core ..."
+ * (see OUTPUT CHECKS in run-custom-op(1)). */
+enum rco_output_checks {
+	RCO_OUTPUT_CHECKS_DEFAULT = 0, /* the environment variable below, else ERROR */
+	RCO_OUTPUT_CHECKS_ERROR,       /* a finding fails the call: RCO_ERROR_OP, one line each */
+	RCO_OUTPUT_CHECKS_WARN,        /* each finding is a warning (core -1); the call succeeds */
+	RCO_OUTPUT_CHECKS_OFF          /* nothing is recorded or checked */
+};
+/* Read by rco_open when rco_options.output_checks is 0: "error", "warn" or
+ * "off"; any other value makes rco_open fail (RCO_ERROR_USAGE).  It lets
+ * programs that open builds for the user (the Python binding, torch.ops)
+ * be switched without a change to them. */
+#define RCO_OUTPUT_CHECKS_VARIABLE "BUILD_CUSTOM_OP_OUTPUT_CHECKS"
 
 /* How to open a build.  Zero-initialised: the defaults. */
 struct rco_options {
@@ -191,21 +325,27 @@ struct rco_options {
 	rco_print_fn print;  /* NULL: printf output is dropped */
 	rco_warn_fn warn;    /* NULL: warnings are dropped */
 	void *context;       /* passed to print and warn */
+	int output_checks;   /* enum rco_output_checks */
+	int threads;         /* the most threads an op runs on, the caller's included (see
+	                        above): 1 to 8; 0: as many as the machine has CPUs, at most 8 */
+	int stop_on_interrupt; /* nonzero: SIGINT stops a call in progress (see Interruption) */
 };
 
 typedef struct rco_library rco_library;
 
 /* Opens the build at path (BUILD_DIR/NAME, without a suffix): reads its
  * ops record, loads each core library, checks that it was linked for its
- * core and registers the record's ops, and starts the core threads.
+ * core and registers the record's ops, starts the workers (and the monitor,
+ * for the first library open) and installs the signal handlers.
  * Returns 0 and sets *library, or the status with *error filled in (when
  * error is not NULL) and *library NULL. */
 int rco_open(const char *path, const struct rco_options *options, rco_library **library,
              struct rco_error *error);
-/* Stops the core threads and unloads the core libraries; NULL is allowed.
- * A core library whose kernel was abandoned and not cleaned up since stays
- * loaded (its state is not fit for its destructors).  After a time limit,
- * a lost core is left running (see above). */
+/* Ends the workers and unloads the core libraries; NULL is allowed.  A
+ * core library whose kernel was abandoned has the runtime take back what it
+ * left first, and is unloaded too (the kernel's C++ static destructors run
+ * then).  After a time limit, a lost core is left running, in its library
+ * (see above).  The last rco_close puts back the signal handlers. */
 void rco_close(rco_library *library);
 
 /* The number of cores: 1 or 8. */
@@ -233,15 +373,109 @@ int rco_check_argument_count(const rco_library *library, int op, int count,
 /* The default time limit: the one rco_open was given. */
 #define RCO_DEFAULT_TIMEOUT (-1.0)
 
-/* Runs op (an index) with count arguments on every core at once, all cores
- * writing into output; returns when every core has finished, or when
- * timeout seconds have passed (0: no limit; RCO_DEFAULT_TIMEOUT: the
- * library's).  The arguments and the output are checked against the op's
- * schema first.  Returns 0, or the status with *error filled in (when error
- * is not NULL).  printf output and warnings reach the callbacks before it
- * returns, whether the op succeeded or not. */
+/* Runs op (an index) with count arguments on every core (see Cores and
+ * threads), all cores writing into output; returns when every core has
+ * finished, or has been stopped after timeout seconds (0: no limit;
+ * RCO_DEFAULT_TIMEOUT: the library's), by rco_stop or by SIGINT.  The
+ * arguments and the output are checked against the op's schema first.
+ * Returns 0, or the status with *error filled in (when error is not NULL).
+ * printf output and warnings reach the callbacks before it returns, whether
+ * the op succeeded or not. */
 int rco_run(rco_library *library, int op, const struct rco_argument *arguments, int count,
             const struct rco_tensor *output, double timeout, struct rco_error *error);
+
+/* The profile of a call: what each core did, counted from its core
+ * ledger, and what that would cost on the device by the cost model of
+ * run-custom-op(1) (THE PROFILE, THE COST MODEL).  The times are an
+ * estimate from documented figures, not a measurement. */
+#define RCO_PROFILE_KINDS 4
+/* The kinds of estimated device time, as a profile splits it. */
+enum rco_profile_kind {
+	RCO_PROFILE_HBM_ELEMENTS, /* element accessors, and streams without a TCM buffer */
+	RCO_PROFILE_STREAM,       /* streams with a TCM buffer */
+	RCO_PROFILE_TCM_COPIES,   /* tensor_to_tcm and tcm_to_tensor */
+	RCO_PROFILE_COMPUTE       /* element-wise ops, fills, customop_return_tensor's copy */
+};
+#define RCO_PROFILE_CORES 8
+
+struct rco_core_profile {
+	int core;                         /* 0..7 */
+	uint64_t element_reads;           /* uses of read-only element accessors */
+	uint64_t element_writes;          /* uses of writable ones (each may write) */
+	uint64_t stream_reads;            /* elements read through read stream accessors */
+	uint64_t stream_writes;           /* elements written through write stream accessors */
+	uint64_t buffered_stream_bytes;   /* the bytes of those through a TCM buffer */
+	uint64_t unbuffered_stream_elements; /* those through streams without one */
+	uint64_t tensor_to_tcm_calls;
+	uint64_t tensor_to_tcm_bytes;
+	uint64_t tcm_to_tensor_calls;
+	uint64_t tcm_to_tensor_bytes;
+	uint64_t tcm_peak_bytes;          /* of the 16 KiB pool, in 64-byte blocks */
+	uint64_t elementwise_calls;       /* element-wise ops, fill_ and the filling factories */
+	uint64_t elementwise_elements;
+	uint64_t elementwise_bytes;       /* read and written by them */
+	uint64_t result_copy_bytes;       /* read and written by customop_return_tensor */
+	int64_t output_elements_written;  /* -1: not recorded (output checks off) */
+	double host_us;                   /* the core's wall time on the host */
+	double estimated_us[RCO_PROFILE_KINDS];
+	double estimated_device_us;       /* their sum */
+};
+
+struct rco_profile {
+	char op[RCO_NAME_SIZE];
+	int core_count;                   /* 1 or 8 */
+	struct rco_core_profile cores[RCO_PROFILE_CORES];
+	double fixed_us;                  /* the op's own cost, beyond its slowest core */
+	double estimated_device_us;       /* the slowest core's estimate plus fixed_us */
+	double imbalance;                 /* the busiest core's estimate / the mean over the cores */
+};
+
+/* The profile of library's last call that ran on every core to its end
+ * (also when the output checks then failed it).  Returns 0, or
+ * RCO_ERROR_USAGE when there is none (no call yet, or the last one failed
+ * on a core). */
+int rco_last_profile(rco_library *library, struct rco_profile *profile);
+
+/* A profile as text, written into text (size bytes, NUL-terminated when
+ * size > 0); each returns the length of the whole text, as snprintf does,
+ * so a call with size 0 measures it.  json: {"op": ..., "cores": [...],
+ * "estimated_device_us": F, "imbalance": F} as run-custom-op --profile
+ * writes it; table: the lines run-custom-op --profile shows; svg: a
+ * standalone SVG of per-core bars of estimated time by kind. */
+size_t rco_profile_json(const struct rco_profile *profile, char *text, size_t size);
+size_t rco_profile_table(const struct rco_profile *profile, char *text, size_t size);
+size_t rco_profile_svg(const struct rco_profile *profile, char *text, size_t size);
+
+/* Collecting the profiles of every call in the process.  While at least one
+ * collection is open, each rco_run of any library that runs on every core
+ * to its end appends its profile to one list (this grows with the calls:
+ * about 1.3 KiB each).  rco_profile_collect_begin opens a collection and
+ * sets *first to the index the next profile will have; the profiles it
+ * collects are those from *first to rco_profile_collected(), read with
+ * rco_profile_collected_get; rco_profile_collect_end closes it, and the
+ * last to close frees the list.  Any thread may call these.  Returns 0, or
+ * RCO_ERROR_USAGE (get: index out of range; end: none open). */
+int rco_profile_collect_begin(size_t *first);
+size_t rco_profile_collected(void);
+int rco_profile_collected_get(size_t index, struct rco_profile *profile);
+int rco_profile_collect_end(void);
+
+/* One constant of the cost model, as run-custom-op(1) lists it. */
+struct rco_cost_constant {
+	const char *name;
+	double value;
+	const char *unit;
+	const char *source;       /* where it comes from, or the assumption */
+};
+/* The cost model's constants; *count is set to their number. */
+const struct rco_cost_constant *rco_cost_model(size_t *count);
+
+/* Stops the call in progress on library, if any, as a time limit does (see
+ * Interruption): that rco_run returns RCO_ERROR_INTERRUPTED.  With no call
+ * in progress it does nothing; a call that begins while it runs may be
+ * stopped or not.  Async-signal-safe: it may be called from any thread,
+ * and from a signal handler. */
+void rco_stop(rco_library *library);
 
 /* The library's version, RCO_VERSION. */
 const char *rco_version(void);

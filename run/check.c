@@ -82,6 +82,19 @@ static int check_tensor(const struct rco_tensor *tensor, int minimum_rank, const
 	}
 	if (!empty && !tensor->data)
 		return fail(error, op, argument, "%s has no data (a NULL pointer)", what);
+	/* The runtime reads and writes a tensor's elements one after another
+	 * from data: any other layout would give the kernel the wrong elements,
+	 * and its writes would land outside the tensor.  A dimension of size 1
+	 * may have any stride (it is never stepped over). */
+	int64_t expected = 1;
+	for (int d = tensor->rank - 1; d >= 0 && !empty; d--) {
+		if (tensor->sizes[d] != 1 && tensor->strides[d] != expected)
+			return fail(error, op, argument, "%s is not contiguous (dimension %d has stride %lld "
+			            "where a contiguous tensor has %lld); pass a contiguous tensor", what, d,
+			            (long long)tensor->strides[d], (long long)expected);
+		if (d > 0)
+			expected *= tensor->sizes[d]; /* within the extent checked above */
+	}
 	return 0;
 }
 

@@ -1,11 +1,23 @@
-/* cores.h - one thread per core, kept from call to call, running an op on all at once.
+/* cores.h - running an op's cores on the calling thread, helped by workers when there are CPUs.
  *
- * Each core has its loaded library, its thread (started once, woken for
- * each call), its fault context and its output.  A call hands every core
- * the same op, arguments and output, wakes them all, and waits until the
- * last has finished or the time limit has passed; then the cores still
- * running are stopped (fault_request_stop), and those that do not stop
- * are lost: their memory is never freed, as their threads may still use it. */
+ * Each core has its loaded library (its own copy, with its own runtime
+ * state), its fault context and its output.  A call is one job per core,
+ * taken from a shared counter by the caller and by the team's workers:
+ * no more threads than the machine has CPUs (or than the options allow),
+ * the caller included, so a single-core op runs on the caller alone.  The
+ * cores run in any order, each on one thread at a time, as on the device
+ * they share no memory protocol and cannot wait for each other.  The
+ * counter carries the call's generation: a worker that wakes late finds
+ * nothing left, and never takes a job of a later call for the one it woke
+ * for.
+ *
+ * team_stop (a time limit, an interrupt, rco_stop) marks every core: those
+ * not started are not started, the running ones are sent SIGURG.  The
+ * caller gives them half a second; one that has not stopped by then (on a
+ * worker: the caller's own job always ends before the caller goes on) is
+ * lost, and its worker, its core and the team are never freed, as its
+ * thread may still use them.  After the call every core's outcome stays
+ * readable until the next call. */
 #ifndef CORES_H
 #define CORES_H
 
@@ -14,6 +26,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <neuron/host_abi.h>
 
@@ -27,58 +40,104 @@ enum core_outcome {
 	CORE_DONE,         /* customop_host_run returned 0 */
 	CORE_VIOLATION,    /* it returned -1: the message is the runtime's call.error */
 	CORE_FAULTED,      /* a signal abandoned the kernel: fault says which and where */
-	CORE_STOPPED,      /* still running at the time limit, and stopped */
-	CORE_LOST          /* still running at the time limit, and it did not stop */
+	CORE_STOPPED,      /* running when the call was stopped, and stopped */
+	CORE_NOT_STARTED,  /* the call was stopped before its job started */
+	CORE_LOST          /* running when the call was stopped, and it did not stop */
+};
+
+/* Why a call was stopped. */
+enum team_stop {
+	TEAM_NOT_STOPPED,
+	TEAM_TIMED_OUT,     /* its time limit passed */
+	TEAM_INTERRUPTED,   /* SIGINT, with stop_on_interrupt */
+	TEAM_STOP_CALLED    /* rco_stop */
 };
 
 struct core_team;
 
+/* A thread that runs jobs: a worker, or the caller during a call. */
+struct core_runner {
+	pthread_t thread;
+	struct fault_stack *stack;   /* its alternate signal stack while it runs jobs */
+	sigset_t mask;               /* its signal mask while it runs jobs, put back after a fault */
+};
+
 struct core {
 	struct core_library library;
 	struct core_team *team;
-	pthread_t thread;
-	int thread_started;
-	sem_t wake;
-	int quit;
-	atomic_int busy;                     /* from the wake-up until the kernel returned */
-	/* The call, set by the caller before the wake-up: */
+	/* The call, set by the caller before the call is published: */
 	struct customop_host_call call;
 	struct customop_host_tensor output;  /* each core's own copy of the output's header */
-	/* What happened, read by the caller after the call: */
+	/* What happened, readable after the call: */
 	enum core_outcome outcome;
 	struct fault_context fault;
 	int guards_dropped;
-	int abandoned;                       /* a kernel was abandoned, not yet cleaned up */
+	int abandoned;                       /* a kernel was abandoned, not yet taken back */
 	struct core_output output_kept;
-	int thread_error;                    /* errno of the thread's set-up, or 0 */
-	sigset_t thread_mask;                /* the thread's signal mask, put back after a fault */
+	struct core_runner *_Atomic runner;  /* the thread running its kernel now, or NULL */
+};
+
+struct core_worker {
+	struct core_team *team;
+	struct core_runner runner;
+	pthread_t thread;
+	int started;
+	int lost;                            /* runs a lost core's kernel */
+	sem_t wake;
+	atomic_int sleeping;                 /* waits on wake (or is about to) */
+	int error;                           /* errno of its set-up, or 0 */
 };
 
 struct core_team {
 	struct core *cores[CORES_MAX];       /* each allocated on its own */
 	int count;
-	atomic_int remaining;                /* cores still busy in this call */
-	pthread_mutex_t lock;
-	pthread_cond_t finished;             /* on CLOCK_MONOTONIC */
+	struct core_worker *workers[CORES_MAX - 1];
+	int worker_count;
+	struct core_runner caller;           /* the calling thread, during a call */
+	sigset_t core_signals;               /* unblocked on every thread while it runs jobs */
+	/* The call's generation (high 32 bits) and its next job (low 32 bits). */
+	_Atomic uint64_t ticket;
+	atomic_uint open;                    /* the last generation the workers may take jobs of */
+	atomic_int jobs_done;
+	atomic_int stop;                     /* enum team_stop of the call in progress */
+	sem_t finished;                      /* posted for a caller that waits */
+	atomic_int caller_sleeping;
+	atomic_int ready;                    /* workers set up */
+	atomic_int quit;
+	long long job_ns;                    /* the caller's fastest job in the last call */
+	int spin;                            /* no more threads than CPUs: poll a moment before sleeping */
 	int lost;                            /* a core was lost: the team is never freed */
-	int spin;                            /* fewer cores than CPUs: poll a moment before sleeping */
+	int record;                          /* what the cores' runtime records: CUSTOMOP_HOST_RECORD_* */
 };
 
-/* Makes a team of count cores (1 or 8) with no library loaded and no
- * thread; returns NULL when out of memory. */
-struct core_team *team_create(int count, long print_limit);
-/* Starts the threads; returns 0, or -1 with error set. */
+/* Makes a team of count cores (1 or 8) that runs on at most threads
+ * threads, the caller's included (0: as many as the machine has CPUs),
+ * with no library loaded and no worker started; interrupt: SIGINT is
+ * unblocked too while jobs run.  Returns NULL when out of memory. */
+struct core_team *team_create(int count, int threads, int interrupt, long print_limit);
+/* Starts the workers; returns 0, or -1 with error set. */
 int team_start(struct core_team *team, char *error, size_t error_size);
-/* Runs op on every core and waits (timeout seconds, 0: no limit).  Returns
- * the number of cores whose outcome is not CORE_DONE; *timed_out is set
- * when the time limit passed. */
+/* Runs op on every core and waits until every job has ended, or, after
+ * team_stop, until the cores stopped or were lost.  Returns the number of
+ * cores whose outcome is not CORE_DONE, or -1 with error set when the
+ * calling thread cannot run jobs. */
 int team_run(struct core_team *team, const char *op, const struct customop_host_tensor *args,
              int arg_count, const struct customop_host_tensor *output, size_t core_stack_size,
-             double timeout, int *timed_out);
-/* Describes core's outcome of the last call, "core N: op NAME: ...", into message. */
+             char *error, size_t error_size);
+/* Why the last call was stopped, or TEAM_NOT_STOPPED. */
+enum team_stop team_stopped(const struct core_team *team);
+/* Stops the call in progress for reason (the first reason given stays):
+ * marks every core and sends the stop signal to those running.
+ * Async-signal-safe. */
+void team_stop(struct core_team *team, enum team_stop reason);
+/* Sends the stop signal again to the cores of a stopped call still running. */
+void team_resend_stop(struct core_team *team);
+/* Describes core's outcome of the last call, "core N: op NAME: ...", into
+ * message; timeout is the call's time limit. */
 void team_describe(const struct core *core, double timeout, char *message, size_t size);
-/* Ends the threads and unloads the libraries, or, when a core was lost,
- * leaves that core and the team behind. */
+/* Ends the workers and unloads the libraries (taking back what abandoned
+ * kernels left first), or, when a core was lost, leaves that core, its
+ * worker and the team behind. */
 void team_destroy(struct core_team *team);
 
 #endif

@@ -4,9 +4,10 @@
  * the handler, so it must run on a stack of its own.  The handler finds
  * the core it runs for through that stack: Linux saves the thread's
  * alternate stack in the handler's ucontext, and the stacks made here
- * start with a header naming their fault context.  So the handler needs no
- * thread-local variable (which a library loaded with dlopen cannot read
- * safely in a handler) and no table of threads. */
+ * start with a header naming the fault context of the core their thread
+ * runs.  So the handler needs no thread-local variable (which a library
+ * loaded with dlopen cannot read safely in a handler) and no table of
+ * threads, and any thread may run any core. */
 #define _XOPEN_SOURCE 700
 
 #include "fault.h"
@@ -19,34 +20,26 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "dispositions.h"
+
 /* Bigger than MINSIGSTKSZ everywhere, and enough for the handler's frame
  * and a handler of the process's it passes a signal on to. */
 #define ALTERNATE_STACK_SIZE ((size_t)64 * 1024)
 #define STACK_MAGIC 0x636f726566617574ull /* "corefaut" */
 
-/* At the low end of each alternate stack made here. */
-struct stack_header {
+/* At the low end of each fault stack. */
+struct fault_stack {
 	unsigned long long magic;
-	struct fault_context *context;
+	struct fault_context *_Atomic context;
 };
 
-static const int handled_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, FAULT_STOP_SIGNAL};
-#define HANDLED_COUNT (sizeof handled_signals / sizeof handled_signals[0])
-
-/* The process's handlers while the library's are installed, and how many
- * calls hold each group. */
-static struct sigaction saved_actions[HANDLED_COUNT];
-static pthread_mutex_t handlers_lock = PTHREAD_MUTEX_INITIALIZER;
-static int fault_holders, stop_holders;
-
-static _Thread_local void *thread_alternate_stack;
-
-static struct fault_context *context_of_stack(const void *stack, size_t size)
+static struct fault_context *context_of_stack(const stack_t *stack)
 {
-	const struct stack_header *header = stack;
-	if (!header || size != ALTERNATE_STACK_SIZE || header->magic != STACK_MAGIC)
+	const struct fault_stack *header = stack->ss_sp;
+	if ((stack->ss_flags & SS_DISABLE) || !header || stack->ss_size != ALTERNATE_STACK_SIZE ||
+	    header->magic != STACK_MAGIC)
 		return NULL;
-	return header->context;
+	return atomic_load(&header->context);
 }
 
 static int find_overflowed_guard(const struct fault_context *context, const char *address)
@@ -63,65 +56,22 @@ static int find_overflowed_guard(const struct fault_context *context, const char
 	return -1;
 }
 
-static size_t signal_index(int signal_number)
-{
-	size_t i = 0;
-	while (i + 1 < HANDLED_COUNT && handled_signals[i] != signal_number)
-		i++;
-	return i;
-}
-
-/* Whether signal_number was raised by the instruction that faulted, so
- * that returning from the handler runs the instruction again. */
-static int is_synchronous_fault(int signal_number, const siginfo_t *info)
-{
-	return signal_number != SIGABRT && signal_number != FAULT_STOP_SIGNAL && info->si_code > 0;
-}
-
-static void set_default(int signal_number)
-{
-	struct sigaction fallback;
-	memset(&fallback, 0, sizeof fallback);
-	fallback.sa_handler = SIG_DFL;
-	sigemptyset(&fallback.sa_mask);
-	sigaction(signal_number, &fallback, NULL);
-}
-
-/* Gives a signal that is not about a core to the handler the process had. */
+/* Gives the signal to the process's disposition; what that does in this
+ * handler leaves errno as it was for the code the signal interrupted. */
 static void pass_on(int signal_number, siginfo_t *info, void *ucontext)
 {
-	const struct sigaction *previous = &saved_actions[signal_index(signal_number)];
-	if (previous->sa_flags & SA_SIGINFO) {
-		previous->sa_sigaction(signal_number, info, ucontext);
-		return;
-	}
-	if (previous->sa_handler == SIG_IGN) {
-		/* The kernel does not let a synchronous fault be ignored either. */
-		if (is_synchronous_fault(signal_number, info))
-			set_default(signal_number);
-		return;
-	}
-	if (previous->sa_handler == SIG_DFL) {
-		if (signal_number == FAULT_STOP_SIGNAL)
-			return; /* ignored by default */
-		/* The default action, now: a fault happens again on return; a sent
-		 * signal is sent again, and arrives when the handler returns. */
-		set_default(signal_number);
-		if (!is_synchronous_fault(signal_number, info))
-			raise(signal_number);
-		return;
-	}
-	previous->sa_handler(signal_number);
+	int saved_errno = errno;
+	dispositions_pass_on(signal_number, info, ucontext);
+	errno = saved_errno;
 }
 
-static void on_signal(int signal_number, siginfo_t *info, void *ucontext)
+void fault_on_signal(int signal_number, siginfo_t *info, void *ucontext)
 {
 	const ucontext_t *interrupted = ucontext;
-	struct fault_context *context =
-		context_of_stack(interrupted->uc_stack.ss_sp, interrupted->uc_stack.ss_size);
+	struct fault_context *context = context_of_stack(&interrupted->uc_stack);
 	if (signal_number == FAULT_STOP_SIGNAL) {
-		int ours = context && context->stop_requested && info->si_code == SI_TKILL &&
-		           info->si_pid == getpid();
+		int ours = context && atomic_load(&context->stop_requested) &&
+		           info->si_code == SI_TKILL && info->si_pid == getpid();
 		if (!ours) {
 			pass_on(signal_number, info, ucontext);
 			return;
@@ -147,106 +97,52 @@ static void on_signal(int signal_number, siginfo_t *info, void *ucontext)
 	siglongjmp(context->resume, 1);
 }
 
-/* Installs (or puts back) the handlers of handled_signals[first, end). */
-static int acquire(size_t first, size_t end, int *holders)
+struct fault_stack *fault_stack_create(void)
 {
-	int status = 0;
-	pthread_mutex_lock(&handlers_lock);
-	if (*holders == 0) {
-		struct sigaction action;
-		memset(&action, 0, sizeof action);
-		action.sa_sigaction = on_signal;
-		action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-		sigemptyset(&action.sa_mask);
-		size_t installed = first;
-		for (; installed < end; installed++)
-			if (sigaction(handled_signals[installed], &action, &saved_actions[installed]) != 0)
-				break;
-		if (installed < end) {
-			int saved = errno;
-			while (installed-- > first)
-				sigaction(handled_signals[installed], &saved_actions[installed], NULL);
-			errno = saved;
-			status = -1;
-		}
-	}
-	if (status == 0)
-		++*holders;
-	pthread_mutex_unlock(&handlers_lock);
-	return status;
+	struct fault_stack *stack = malloc(ALTERNATE_STACK_SIZE);
+	if (!stack)
+		return NULL;
+	stack->magic = STACK_MAGIC;
+	atomic_init(&stack->context, NULL);
+	return stack;
 }
 
-static void release(size_t first, size_t end, int *holders)
+void fault_stack_free(struct fault_stack *stack)
 {
-	pthread_mutex_lock(&handlers_lock);
-	if (*holders > 0 && --*holders == 0)
-		for (size_t i = first; i < end; i++)
-			sigaction(handled_signals[i], &saved_actions[i], NULL);
-	pthread_mutex_unlock(&handlers_lock);
+	free(stack);
 }
 
-/* The fault signals come first; the stop signal, last, is installed only
- * when a call has cores to stop. */
-int fault_handlers_acquire(void)
+int fault_stack_install(struct fault_stack *stack, stack_t *previous)
 {
-	return acquire(0, HANDLED_COUNT - 1, &fault_holders);
+	stack_t ours;
+	memset(&ours, 0, sizeof ours);
+	ours.ss_sp = stack;
+	ours.ss_size = ALTERNATE_STACK_SIZE;
+	return sigaltstack(&ours, previous);
 }
 
-void fault_handlers_release(void)
+void fault_stack_restore(const stack_t *previous)
 {
-	release(0, HANDLED_COUNT - 1, &fault_holders);
+	stack_t back = *previous;
+	/* Linux reports SS_ONSTACK only while on the stack, which the caller is
+	 * not; the flag is not one sigaltstack takes. */
+	back.ss_flags &= ~SS_ONSTACK;
+	sigaltstack(&back, NULL);
 }
 
-int fault_stop_acquire(void)
+void fault_stack_enter(struct fault_stack *stack, struct fault_context *context)
 {
-	return acquire(HANDLED_COUNT - 1, HANDLED_COUNT, &stop_holders);
-}
-
-void fault_stop_release(void)
-{
-	release(HANDLED_COUNT - 1, HANDLED_COUNT, &stop_holders);
+	atomic_store(&stack->context, context);
 }
 
 void fault_reset(struct fault_context *context)
 {
 	context->guard_count = 0;
 	context->armed = 0;
-	context->stop_requested = 0;
+	atomic_store(&context->stop_requested, 0);
 	context->signal_number = 0;
 	context->address = NULL;
 	context->overflowed_guard = -1;
-}
-
-int fault_thread_begin(struct fault_context *context)
-{
-	fault_reset(context);
-	struct stack_header *header = malloc(ALTERNATE_STACK_SIZE);
-	if (!header)
-		return -1;
-	header->magic = STACK_MAGIC;
-	header->context = context;
-	stack_t stack;
-	memset(&stack, 0, sizeof stack);
-	stack.ss_sp = header;
-	stack.ss_size = ALTERNATE_STACK_SIZE;
-	if (sigaltstack(&stack, NULL) != 0) {
-		int saved = errno;
-		free(header);
-		errno = saved;
-		return -1;
-	}
-	thread_alternate_stack = header;
-	return 0;
-}
-
-void fault_thread_end(void)
-{
-	stack_t disable;
-	memset(&disable, 0, sizeof disable);
-	disable.ss_flags = SS_DISABLE;
-	sigaltstack(&disable, NULL);
-	free(thread_alternate_stack);
-	thread_alternate_stack = NULL;
 }
 
 int fault_guard(struct fault_context *context, const void *start, size_t length,
@@ -287,9 +183,13 @@ void fault_disarm(struct fault_context *context)
 	context->armed = 0;
 }
 
-int fault_request_stop(struct fault_context *context, pthread_t thread)
+void fault_mark_stop(struct fault_context *context)
 {
-	context->stop_requested = 1;
+	atomic_store(&context->stop_requested, 1);
+}
+
+int fault_request_stop(pthread_t thread)
+{
 	return pthread_kill(thread, FAULT_STOP_SIGNAL);
 }
 

@@ -1,12 +1,13 @@
 /* fault.h - turning a signal in a core's kernel into a report about that core.
  *
- * Each core thread has an alternate signal stack that knows its fault
- * context, and runs the op with the context armed; a fault (SIGSEGV,
- * SIGBUS, SIGFPE, SIGILL), abort() (SIGABRT) or a stop request (SIGURG sent
- * by fault_request_stop) then jumps back to the sigsetjmp in the thread's
- * loop with what happened recorded.  Any other signal of these, in any
- * thread, goes on to the handler the process had.  The handlers are the
- * process's only while a call holds them (fault_handlers_acquire).
+ * A thread runs a core's kernel with an alternate signal stack made here
+ * (a fault stack), which names the fault context of the core it runs, and
+ * with that context armed; a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL),
+ * abort() (SIGABRT) or a stop request (SIGURG sent by fault_request_stop)
+ * then jumps back to the sigsetjmp before the kernel with what happened
+ * recorded.  Any other signal of these, in any thread, goes on to the
+ * process's own disposition (dispositions.h, which installs fault_on_signal
+ * while a library is open).
  *
  * The runtime announces the guard region below each stack it runs kernels
  * on: a fault there, or a little below it (a frame big enough to jump over
@@ -17,13 +18,14 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #define FAULT_MAX_GUARDS 16
 #define FAULT_DESCRIPTION_SIZE 200
 /* How far below a guard region a fault still counts as that stack's overflow. */
 #define FAULT_OVERFLOW_REACH ((size_t)256 * 1024)
-/* The signal that stops a core's kernel at a time limit. */
+/* The signal that stops a core's kernel at a time limit or an interrupt. */
 #define FAULT_STOP_SIGNAL SIGURG
 
 struct fault_guard {
@@ -32,35 +34,39 @@ struct fault_guard {
 	char description[FAULT_DESCRIPTION_SIZE];
 };
 
-/* One per core thread. */
+/* One per core. */
 struct fault_context {
 	sigjmp_buf resume;                   /* set with sigsetjmp before arming */
 	struct fault_guard guards[FAULT_MAX_GUARDS];
 	volatile sig_atomic_t guard_count;
 	volatile sig_atomic_t armed;
-	volatile sig_atomic_t stop_requested;
+	atomic_int stop_requested;
 	/* out, after the jump: */
 	volatile sig_atomic_t signal_number; /* FAULT_STOP_SIGNAL when stopped */
 	void *volatile address;
 	volatile sig_atomic_t overflowed_guard; /* index into guards, or -1 */
 };
 
-/* Gives the calling thread an alternate signal stack that leads the
- * handlers to context; returns 0 or -1 with errno.  The thread keeps it
- * until fault_thread_end. */
-int fault_thread_begin(struct fault_context *context);
-/* Takes the calling thread's alternate signal stack away and frees it. */
-void fault_thread_end(void);
-/* Makes the library's handlers of the fault signals (SIGSEGV, SIGBUS,
- * SIGFPE, SIGILL, SIGABRT) the process's, for one call; the first of
- * concurrent calls installs them.  Returns 0 or -1 with errno. */
-int fault_handlers_acquire(void);
-/* Ends one call's hold; the last puts back the handlers the process had. */
-void fault_handlers_release(void);
-/* The same for FAULT_STOP_SIGNAL, held by a call that stops cores. */
-int fault_stop_acquire(void);
-void fault_stop_release(void);
-/* Forgets the guard regions and the outcome of the previous call. */
+/* An alternate signal stack that names the fault context of the core its
+ * thread runs. */
+struct fault_stack;
+
+/* Makes a fault stack; NULL when out of memory. */
+struct fault_stack *fault_stack_create(void);
+void fault_stack_free(struct fault_stack *stack);
+/* Makes stack the calling thread's alternate signal stack; *previous (when
+ * not NULL) gets the one it had.  Returns 0 or -1 with errno (EPERM: the
+ * thread runs on its alternate stack now). */
+int fault_stack_install(struct fault_stack *stack, stack_t *previous);
+/* Puts back the calling thread's previous alternate signal stack. */
+void fault_stack_restore(const stack_t *previous);
+/* Names the context of the core the stack's thread runs from now on (NULL: none). */
+void fault_stack_enter(struct fault_stack *stack, struct fault_context *context);
+
+/* The library's handler of the core signals (see dispositions.h). */
+void fault_on_signal(int signal_number, siginfo_t *info, void *ucontext);
+
+/* Forgets the guard regions, the stop request and the outcome of the previous call. */
 void fault_reset(struct fault_context *context);
 /* Records a guard region (description non-NULL) or forgets the one at start
  * (description NULL); returns -1 when FAULT_MAX_GUARDS are in use. */
@@ -70,9 +76,12 @@ int fault_guard(struct fault_context *context, const void *start, size_t length,
 void fault_arm(struct fault_context *context);
 /* Disarms it: a fault is again the process's business. */
 void fault_disarm(struct fault_context *context);
-/* Asks the core thread running under context to stop its kernel (hold
- * fault_stop_acquire first); returns 0 or an errno value. */
-int fault_request_stop(struct fault_context *context, pthread_t thread);
+/* Marks the context's kernel as to be stopped (before it is armed, it is
+ * then not started).  Async-signal-safe. */
+void fault_mark_stop(struct fault_context *context);
+/* Sends the stop signal to thread, which runs the kernel of a marked
+ * context; returns 0 or an errno value.  Async-signal-safe. */
+int fault_request_stop(pthread_t thread);
 /* Names a recorded signal: "segmentation fault (SIGSEGV)", ... */
 const char *fault_signal_text(int signal_number);
 

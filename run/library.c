@@ -2,6 +2,7 @@
 #include "runcustomop.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,9 +16,14 @@
 
 #include "check.h"
 #include "cores.h"
+#include "coverage.h"
+#include "dispositions.h"
 #include "errors.h"
 #include "fault.h"
+#include "monitor.h"
 #include "opsfile.h"
+#include "profile.h"
+#include "sanitized.h"
 
 /* The tensors of this API are the host ABI's, field for field. */
 _Static_assert(sizeof(struct rco_tensor) == sizeof(struct customop_host_tensor),
@@ -37,18 +43,34 @@ _Static_assert(RCO_MAX_RANK == CUSTOMOP_HOST_MAX_RANK, "the ranks must agree");
 /* A time limit longer than this is a mistake (about 31 years). */
 #define TIMEOUT_MAX 1e9
 
-/* Counts fork()s: a child has none of its parent's core threads. */
+/* Counts fork()s: a child has none of its parent's threads.  Around a
+ * fork the locks of the process-wide state are taken, so that a child
+ * never finds one held by a thread it does not have. */
 static atomic_uint fork_generation;
 static pthread_once_t fork_watch = PTHREAD_ONCE_INIT;
 
+static void before_fork(void)
+{
+	monitor_before_fork();
+	dispositions_before_fork();
+}
+
+static void after_fork_in_parent(void)
+{
+	dispositions_after_fork();
+	monitor_after_fork_in_parent();
+}
+
 static void after_fork_in_child(void)
 {
+	dispositions_after_fork();
+	monitor_after_fork_in_child();
 	atomic_fetch_add(&fork_generation, 1);
 }
 
 static void watch_forks(void)
 {
-	pthread_atfork(NULL, NULL, after_fork_in_child);
+	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 struct rco_library {
@@ -62,14 +84,21 @@ struct rco_library {
 	long print_limit;
 	struct ops_file ops;
 	struct core_team *team;
+	int stop_on_interrupt;
+	int holds_core_signals;     /* the core signals' handlers are held */
+	int watched;                /* the monitor watches its calls */
+	struct call_watch watch;
 	pthread_mutex_t run_lock;   /* one call at a time */
-	int unusable;               /* a call timed out */
+	int unusable;               /* a call was stopped */
 	char unusable_reason[256];
 	/* The call's arguments as the cores take them; kept here, so a call
 	 * allocates nothing. */
 	struct customop_host_tensor args[RCO_MAX_ARGUMENTS];
 	struct check_scalars scalars;
 	struct customop_host_tensor output;
+	int output_checks;          /* enum rco_output_checks, never DEFAULT */
+	int has_profile;            /* the last call ran on every core to its end */
+	struct rco_profile last_profile;
 };
 
 const char *rco_version(void)
@@ -104,10 +133,12 @@ static int read_print_limit(long *limit, struct rco_error *error)
 	*limit = -1;
 	if (!value)
 		return 0;
-	char *end;
+	char *end = NULL;
 	errno = 0;
 	unsigned long long parsed = value[0] >= '0' && value[0] <= '9' ? strtoull(value, &end, 10) : 0;
-	int number = value[0] >= '0' && value[0] <= '9' && !*end && errno == 0;
+	int number = value[0] >= '0' && value[0] <= '9' && !*end;
+	if (number && errno == ERANGE)
+		parsed = ULLONG_MAX; /* all digits, beyond any type: too big */
 	if (!number || parsed > RCO_PRINT_BUFFER_MAX || (parsed & (parsed - 1)) != 0)
 		return error_set(error, RCO_ERROR_USAGE, NULL,
 		                 RCO_PRINT_BUFFER_VARIABLE "=%s: %s; the device takes a power of two up "
@@ -236,6 +267,9 @@ static int check_options(const struct rco_options *options, struct rco_error *er
 	if (!(options->timeout >= 0 && options->timeout <= TIMEOUT_MAX))
 		return error_set(error, RCO_ERROR_USAGE, NULL, "a time limit of %g s: expected 0 (no "
 		                 "limit) to %g seconds", options->timeout, TIMEOUT_MAX);
+	if (options->threads < 0 || options->threads > 8)
+		return error_set(error, RCO_ERROR_USAGE, NULL, "threads %d: expected 1 to 8 (or 0: as "
+		                 "many as the machine has CPUs)", options->threads);
 	return 0;
 }
 
@@ -259,6 +293,9 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 		return error_set(error, RCO_ERROR_USAGE, NULL, "%s: name the build without a suffix, "
 		                 "as BUILD_DIR/NAME (e.g. build/relu for build/relu.so)", path);
 	int status = check_options(options, error);
+	int output_checks = RCO_OUTPUT_CHECKS_ERROR;
+	if (status == 0)
+		status = coverage_mode(options, &output_checks, error);
 	long print_limit = -1;
 	if (status == 0)
 		status = read_print_limit(&print_limit, error);
@@ -268,6 +305,10 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 		status = read_record(path, &ops, error);
 	if (status == 0)
 		status = check_layout(path, &ops, options->cores, error);
+	/* Loaded without ASan's runtime first, a sanitized build would end the process. */
+	char unfit[2048];
+	if (status == 0 && sanitized_check_build(path, ops.cores, unfit, sizeof unfit) != 0)
+		status = error_set(error, RCO_ERROR_BUILD, NULL, "%s", unfit);
 	if (status != 0) {
 		ops_free(&ops);
 		return status;
@@ -287,8 +328,11 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 	library->warn = options->warn;
 	library->context = options->context;
 	library->print_limit = print_limit;
+	library->output_checks = output_checks;
+	library->stop_on_interrupt = options->stop_on_interrupt != 0;
 	library->path = strdup(path);
-	library->team = team_create(ops.cores, print_limit);
+	library->team = team_create(ops.cores, options->threads, library->stop_on_interrupt,
+	                            print_limit);
 	if (!library->path || !library->team) {
 		rco_close(library);
 		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
@@ -297,6 +341,20 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 	char message[RCO_MESSAGE_SIZE];
 	if (status == 0 && team_start(library->team, message, sizeof message) != 0)
 		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "%s", message);
+	if (status == 0) {
+		if (dispositions_hold(DISPOSITIONS_CORES, fault_on_signal) != 0)
+			status = error_set(error, RCO_ERROR_SYSTEM, NULL, "cannot install the fault "
+			                   "handlers: %s", strerror(errno));
+		else
+			library->holds_core_signals = 1;
+	}
+	if (status == 0) {
+		if (monitor_watch(&library->watch, library->team, library->stop_on_interrupt, message,
+		                  sizeof message) != 0)
+			status = error_set(error, RCO_ERROR_SYSTEM, NULL, "%s", message);
+		else
+			library->watched = 1;
+	}
 	if (status != 0) {
 		rco_close(library);
 		return status;
@@ -309,14 +367,25 @@ void rco_close(rco_library *library)
 {
 	if (!library)
 		return;
-	/* In a child of fork(), the core threads are the parent's: leave them. */
-	int lost = (library->team && library->team->lost) ||
-	           library->generation != atomic_load(&fork_generation);
-	if (library->generation == atomic_load(&fork_generation))
-		team_destroy(library->team);
-	/* A lost core's kernel may still read the op's name and arguments here. */
+	/* In a child of fork(), the threads are the parent's: leave them, and
+	 * what they use; only the process's signal handlers are given back. */
+	if (library->generation != atomic_load(&fork_generation)) {
+		if (library->watched && library->stop_on_interrupt)
+			dispositions_release(DISPOSITIONS_INTERRUPT);
+		if (library->holds_core_signals)
+			dispositions_release(DISPOSITIONS_CORES);
+		return;
+	}
+	if (library->watched)
+		monitor_unwatch(&library->watch);
+	int lost = library->team && library->team->lost;
+	team_destroy(library->team);
+	/* A lost core may still fault: its handlers stay.  Its kernel may still
+	 * read the op's name and arguments here. */
 	if (lost)
 		return;
+	if (library->holds_core_signals)
+		dispositions_release(DISPOSITIONS_CORES);
 	ops_free(&library->ops);
 	free(library->path);
 	pthread_mutex_destroy(&library->run_lock);
@@ -416,9 +485,13 @@ static void deliver_output(struct rco_library *library, const char *op)
 
 /* One line per core that failed; error->core is the first. */
 static int describe_failures(struct rco_library *library, const char *op, double timeout,
-                             int timed_out, struct rco_error *error)
+                             struct rco_error *error)
 {
-	error_set(error, timed_out ? RCO_ERROR_TIMEOUT : RCO_ERROR_OP, op, "%s", "");
+	enum team_stop stop = team_stopped(library->team);
+	error_set(error, stop == TEAM_TIMED_OUT ? RCO_ERROR_TIMEOUT
+	                 : stop == TEAM_NOT_STOPPED ? RCO_ERROR_OP
+	                                            : RCO_ERROR_INTERRUPTED,
+	          op, "%s", "");
 	size_t used = 0;
 	for (int i = 0; i < library->team->count; i++) {
 		const struct core *core = library->team->cores[i];
@@ -437,10 +510,17 @@ static int describe_failures(struct rco_library *library, const char *op, double
 			used += (size_t)snprintf(error->message + used, sizeof error->message - used,
 			                         "%s%s", used ? "\n" : "", line);
 	}
-	if (timed_out) {
+	if (stop != TEAM_NOT_STOPPED) {
 		library->unusable = 1;
-		snprintf(library->unusable_reason, sizeof library->unusable_reason,
-		         "op %s ran past the time limit of %g s on core %d", op, timeout, error->core);
+		if (stop == TEAM_TIMED_OUT)
+			snprintf(library->unusable_reason, sizeof library->unusable_reason,
+			         "op %s ran past the time limit of %g s on core %d", op, timeout,
+			         error->core);
+		else
+			snprintf(library->unusable_reason, sizeof library->unusable_reason,
+			         "op %s was %s on core %d", op,
+			         stop == TEAM_INTERRUPTED ? "interrupted (SIGINT)" : "stopped by rco_stop",
+			         error->core);
 	}
 	return (int)error->status;
 }
@@ -477,18 +557,55 @@ int rco_run(rco_library *library, int op, const struct rco_argument *arguments, 
 	if (status == 0)
 		status = check_arguments(record, arguments, count, output, library->args,
 		                         &library->scalars, &library->output, error);
-	if (status == 0 && fault_handlers_acquire() != 0)
-		status = error_set(error, RCO_ERROR_SYSTEM, record->name,
-		                   "cannot install the fault handlers: %s", strerror(errno));
 	if (status == 0) {
-		int timed_out = 0;
+		/* A handler the process installed since the last call is replaced
+		 * by the library's again (one system call when none was). */
+		dispositions_refresh(DISPOSITIONS_CORES);
+		if (library->stop_on_interrupt)
+			dispositions_refresh(DISPOSITIONS_INTERRUPT);
+		char problem[256];
+		library->team->record = coverage_record_flags(library->output_checks, &library->output);
+		monitor_call_begin(&library->watch, timeout);
 		int failed = team_run(library->team, record->name, library->args, count,
-		                      &library->output, library->core_stack, timeout, &timed_out);
-		fault_handlers_release();
-		deliver_output(library, record->name);
-		if (failed)
-			status = describe_failures(library, record->name, timeout, timed_out, error);
+		                      &library->output, library->core_stack, problem, sizeof problem);
+		monitor_call_end(&library->watch);
+		library->has_profile = failed == 0;
+		if (failed < 0) {
+			status = error_set(error, RCO_ERROR_SYSTEM, record->name, "%s", problem);
+		} else {
+			deliver_output(library, record->name);
+			if (failed) {
+				status = describe_failures(library, record->name, timeout, error);
+			} else {
+				profile_build(&library->last_profile, library->team, record->name);
+				profile_collect(&library->last_profile);
+				status = coverage_check(library->team, &library->output,
+				                        library->output_checks, record->name, library->warn,
+				                        library->context, error);
+			}
+		}
 	}
 	pthread_mutex_unlock(&library->run_lock);
+	/* A SIGINT kept while the op was stopped reaches the process now. */
+	if (library->stop_on_interrupt)
+		monitor_deliver_interrupt();
 	return status;
+}
+
+int rco_last_profile(rco_library *library, struct rco_profile *profile)
+{
+	if (!library || !profile)
+		return RCO_ERROR_USAGE;
+	pthread_mutex_lock(&library->run_lock);
+	int status = library->has_profile ? 0 : RCO_ERROR_USAGE;
+	if (library->has_profile)
+		*profile = library->last_profile;
+	pthread_mutex_unlock(&library->run_lock);
+	return status;
+}
+
+void rco_stop(rco_library *library)
+{
+	if (library && library->watched)
+		monitor_stop(&library->watch);
 }

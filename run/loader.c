@@ -240,17 +240,27 @@ int core_library_open(struct core_library *library, const char *path, int core, 
 	return 0;
 }
 
-void core_library_close(struct core_library *library, int unload)
+void core_library_take_back(struct core_library *library)
+{
+	if (!library->run)
+		return;
+	struct customop_host_call call;
+	memset(&call, 0, sizeof call);
+	call.op = "(taking back an abandoned call)";
+	library->run(&call);
+}
+
+void core_library_close(struct core_library *library)
 {
 	for (int k = 0; k < library->op_count; k++)
 		free(library->op_names[k]);
 	free(library->op_names);
 	free(library->path);
-	if (unload && library->handle) {
+	if (library->handle)
 		dlclose(library->handle);
-		if (library->copy_descriptor >= 0)
-			close(library->copy_descriptor);
-	}
+	/* Only now: while the copy is loaded its name must stay taken. */
+	if (library->copy_descriptor >= 0)
+		close(library->copy_descriptor);
 	memset(library, 0, sizeof *library);
 	library->copy_descriptor = -1;
 }

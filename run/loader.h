@@ -35,7 +35,12 @@ struct core_library {
  * set; call core_library_close in either case. */
 int core_library_open(struct core_library *library, const char *path, int core, const char *id,
                       const char *record, char *error, size_t error_size);
-/* Frees what core_library_open made; unload: also dlclose the library. */
-void core_library_close(struct core_library *library, int unload);
+/* Makes the runtime take back what an abandoned kernel left (its stacks,
+ * its TCM blocks), as it does at the start of the next call: the runtime
+ * does that first in every customop_host_run, and a call of ABI version 0
+ * does nothing else. */
+void core_library_take_back(struct core_library *library);
+/* Unloads the library and frees what core_library_open made. */
+void core_library_close(struct core_library *library);
 
 #endif

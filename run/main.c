@@ -5,6 +5,7 @@
  * once into one output; write and compare it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,9 @@
 #include "console.h"
 #include "npy.h"
 #include "options.h"
+#include "profile_report.h"
 #include "runcustomop.h"
+#include "sanitized.h"
 
 enum { EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
@@ -155,6 +158,98 @@ static int finish_output(const struct run_options *options, const struct npy_arr
 	return 0;
 }
 
+/* Set in the environment when run-custom-op runs itself again with ASan's
+ * runtime preloaded, so that it does so once at most. */
+#define PRELOADED_VARIABLE "RUN_CUSTOM_OP_PRELOADED"
+
+/* A build made with --sanitize=address needs AddressSanitizer's runtime
+ * first in the process: run-custom-op runs itself again with it preloaded
+ * (and the ASAN_OPTIONS the build needs).  Returns only when that is not
+ * needed or not possible; rco_open then says what to run. */
+static void preload_sanitizer(const struct run_options *options, char **argv)
+{
+	if (getenv(PRELOADED_VARIABLE))
+		return;
+	char library[4096], runtime[4096], unfit[2048];
+	snprintf(library, sizeof library, "%s.so", options->library);
+	if (options->cores == 8 || (options->cores == 0 && access(library, F_OK) != 0))
+		snprintf(library, sizeof library, "%s_cpu0.so", options->library);
+	if (sanitized_runtime_of(library, runtime, sizeof runtime) != 1 || !strchr(runtime, '/') ||
+	    sanitized_check_process(options->library, runtime, unfit, sizeof unfit) == 0)
+		return;
+	const char *preload = getenv("LD_PRELOAD");
+	const char *asan_options = getenv("ASAN_OPTIONS");
+	size_t size = strlen(runtime) + (preload ? strlen(preload) : 0) + (asan_options ? strlen(asan_options) : 0) +
+	              sizeof SANITIZED_ASAN_OPTIONS + 2;
+	char *preloads = malloc(size), *all_options = malloc(size);
+	if (!preloads || !all_options) {
+		free(preloads);
+		free(all_options);
+		return;
+	}
+	snprintf(preloads, size, "%s%s%s", runtime, preload && *preload ? ":" : "", preload ? preload : "");
+	snprintf(all_options, size, "%s%s%s", asan_options ? asan_options : "",
+	         asan_options && *asan_options ? ":" : "", SANITIZED_ASAN_OPTIONS);
+	if (setenv("LD_PRELOAD", preloads, 1) == 0 && setenv("ASAN_OPTIONS", all_options, 1) == 0 &&
+	    setenv(PRELOADED_VARIABLE, runtime, 1) == 0) {
+		fflush(NULL);
+		execv("/proc/self/exe", argv);
+	}
+	free(preloads);
+	free(all_options);
+}
+
+/* Ctrl-C while the op runs: the library stops its cores, and rco_run
+ * returns after handing the SIGINT on to this handler, which notes it; the
+ * program then says which cores were stopped and ends by SIGINT, as a tool
+ * does.  Before and after the run SIGINT has its default action; one the
+ * program was started to ignore stays ignored. */
+static volatile sig_atomic_t interrupted;
+
+static void note_interrupt(int signal_number)
+{
+	(void)signal_number;
+	interrupted = 1;
+}
+
+static void end_by_interrupt(void)
+{
+	fflush(stdout);
+	signal(SIGINT, SIG_DFL);
+	raise(SIGINT);
+	_exit(EXIT_FAILED); /* SIGINT blocked by whoever started us */
+}
+
+/* Runs the op; returns rco_run's status. */
+static int run_op(rco_library *library, int op, const struct rco_argument *arguments, int count,
+                  const struct npy_array *output, struct rco_error *problem)
+{
+	struct rco_tensor output_tensor;
+	arguments_tensor_of(output, &output_tensor);
+	struct sigaction note, fallback, was;
+	memset(&note, 0, sizeof note);
+	note.sa_handler = note_interrupt;
+	sigemptyset(&note.sa_mask);
+	memset(&fallback, 0, sizeof fallback);
+	fallback.sa_handler = SIG_DFL;
+	sigemptyset(&fallback.sa_mask);
+	sigaction(SIGINT, NULL, &was);
+	int ignored = !(was.sa_flags & SA_SIGINFO) && was.sa_handler == SIG_IGN;
+	if (!ignored)
+		sigaction(SIGINT, &note, NULL);
+	int status = rco_run(library, op, arguments, count, &output_tensor, RCO_DEFAULT_TIMEOUT,
+	                     problem);
+	if (!ignored)
+		sigaction(SIGINT, &fallback, NULL);
+	if (status != 0)
+		report(problem->message);
+	if (interrupted) {
+		rco_close(library);
+		end_by_interrupt();
+	}
+	return status;
+}
+
 /* A standard descriptor closed at start would be the number of the next
  * file opened (an output, a library), and printing would write into it. */
 static void open_standard_descriptors(void)
@@ -187,13 +282,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	preload_sanitizer(&options, argv);
 	struct rco_options open_options;
 	memset(&open_options, 0, sizeof open_options);
 	open_options.cores = options.cores;
 	open_options.core_stack = options.core_stack;
 	open_options.timeout = options.timeout;
+	open_options.output_checks = options.output_checks;
 	open_options.print = console_print;
 	open_options.warn = console_warn;
+	open_options.stop_on_interrupt = 1;
 	static struct rco_error problem; /* big: not on the stack */
 	rco_library *library = NULL;
 	open_options.context = &library;
@@ -222,13 +320,12 @@ int main(int argc, char **argv)
 	if (status == 0)
 		status = make_output(&options, library, op, arrays, &output);
 	if (status == 0) {
-		struct rco_tensor output_tensor;
-		arguments_tensor_of(&output, &output_tensor);
-		if (rco_run(library, op, arguments, count, &output_tensor, RCO_DEFAULT_TIMEOUT,
-		            &problem) != 0) {
-			report(problem.message);
-			status = exit_status_of(problem.status);
-		}
+		int failed = run_op(library, op, arguments, count, &output, &problem);
+		if (failed)
+			status = exit_status_of(failed);
+		if ((failed == 0 || failed == RCO_ERROR_OP) &&
+		    profile_report(library, options.profile, options.profile_svg) != 0 && status == 0)
+			status = EXIT_FAILED;
 	}
 	if (status == 0)
 		status = finish_output(&options, &output, &expected);

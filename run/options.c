@@ -10,6 +10,8 @@
 
 #include <neuron/host_abi.h>
 
+#include "runcustomop.h"
+
 /* The --core-stack bounds: one page at least; a GiB is far beyond the 4 MiB
  * the device's STACK_SIZE allows. */
 #define CORE_STACK_MIN 4096
@@ -54,6 +56,14 @@ void options_print_help(void)
 		"  --core-stack BYTES  the emulated core stack (default %d)\n"
 		"  --timeout SECONDS   give up on a kernel that runs longer, and name the\n"
 		"                      cores that were still running (default: no limit)\n"
+		"  --output-checks error|warn|off\n"
+		"                      what output elements written by no core, written by\n"
+		"                      two cores, or read by one core while another writes\n"
+		"                      them are: errors (the default, or $" RCO_OUTPUT_CHECKS_VARIABLE "),\n"
+		"                      warnings, or not checked\n"
+		"  --profile FILE      write the op's profile (counts per core and estimated\n"
+		"                      device time) to FILE as JSON, and a table to stderr\n"
+		"  --profile-svg FILE  draw the estimated time per core, by kind, as SVG\n"
 		"  -h, --help          show this help\n"
 		"\n"
 		"The --in and --scalar options, in order, are the op's arguments; they are\n"
@@ -153,7 +163,8 @@ static int add_input(struct run_options *options, int is_scalar, const char *tex
 
 static const char *const value_options[] = {
 	"--cores", "--op", "--in", "--scalar", "--out", "--out-shape", "--out-dtype",
-	"--expect", "--rtol", "--atol", "--core-stack", "--timeout", NULL
+	"--expect", "--rtol", "--atol", "--core-stack", "--timeout", "--output-checks", "--profile",
+	"--profile-svg", NULL
 };
 
 /* Handles one option that takes a value. */
@@ -197,6 +208,17 @@ static int apply_option(struct run_options *options, const char *name, const cha
 		return parse_tolerance(name, value, &options->atol, error);
 	} else if (strcmp(name, "--timeout") == 0) {
 		return parse_timeout(value, &options->timeout, error);
+	} else if (strcmp(name, "--output-checks") == 0) {
+		static const char *const modes[] = {"error", "warn", "off"};
+		for (int mode = 0; mode < 3; mode++)
+			if (strcmp(value, modes[mode]) == 0)
+				options->output_checks = RCO_OUTPUT_CHECKS_ERROR + mode;
+		if (!options->output_checks)
+			return fail(error, "--output-checks %s: expected error, warn or off", value);
+	} else if (strcmp(name, "--profile") == 0) {
+		options->profile = value;
+	} else if (strcmp(name, "--profile-svg") == 0) {
+		options->profile_svg = value;
 	} else {
 		if (parse_unsigned(value, CORE_STACK_MAX, &number) != 0 || number < CORE_STACK_MIN)
 			return fail(error, "--core-stack %s: expected a number of bytes from %d to %lu, "

@@ -32,6 +32,9 @@ struct run_options {
 	double rtol, atol;              /* defaults 1e-5 and 1e-8, as numpy.allclose */
 	size_t core_stack;              /* 0 when not given: the runtime's default */
 	double timeout;                 /* seconds; 0 when not given: no limit */
+	int output_checks;              /* enum rco_output_checks; 0 when not given */
+	const char *profile;            /* --profile FILE, or NULL */
+	const char *profile_svg;        /* --profile-svg FILE, or NULL */
 	const char *library;            /* BUILD_DIR/NAME */
 };
 

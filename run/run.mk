@@ -1,9 +1,12 @@
 # run.mk - libruncustomop, run-custom-op over it, and their tests (included by Makefile).
 RCO_SOURCES = run/library.c run/check.c run/errors.c run/cores.c run/loader.c run/fault.c \
-	run/core_output.c run/opsfile.c run/elf_check.c
+	run/dispositions.c run/monitor.c run/core_output.c run/opsfile.c run/elf_check.c \
+	run/coverage.c run/cost_model.c run/profile.c run/profile_format.c run/runtime_fault.c \
+	run/sanitized.c
 # The library id is computed as the build computes it (src/library_id.c).
 RCO_OBJECTS = $(RCO_SOURCES:run/%.c=obj/run/%.o) obj/library_id.o
-RUN_SOURCES = run/main.c run/options.c run/arguments.c run/npy.c run/console.c run/compare.c
+RUN_SOURCES = run/main.c run/options.c run/arguments.c run/npy.c run/console.c run/compare.c \
+	run/profile_report.c
 # The .npy output is written as every user-named output is (src/output_file.h).
 RUN_OBJECTS = $(RUN_SOURCES:run/%.c=obj/run/%.o) obj/output_file.o
 RUN_CPPFLAGS = -Isdk/host/include
@@ -101,6 +104,12 @@ tests/run/test_library: tests/run/test_library.c libruncustomop.a include/runcus
 		tests/unit/check.h $(RUN_FAKE_LIBRARIES) $(RUN_MISCHIEF)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_library.c \
 		libruncustomop.a $(RCO_LIBS)
+
+# The output checks, the TCM checks and the profile, over kernels built here
+# (tests/run/kernels/coverage.cpp, tcm_misuse.cpp, profile.cpp, examples/).
+TESTS += tests/run/test_coverage.sh tests/run/test_tcm.sh tests/run/test_profile.sh
+tests/run/test_coverage.sh tests/run/test_tcm.sh tests/run/test_profile.sh: build-custom-op \
+	run-custom-op libruncustomop.so $(HOST_SDK)
 
 # The Python binding (build_custom_op.runner) on torch tensors.
 TESTS += tests/run/test_binding.py tests/run/test_build_record.sh tests/run/test_files.sh

@@ -15,6 +15,9 @@ struct arena_chunk;
 
 struct arena {
 	struct arena_chunk *chunks;
+	char *free;             /* the unused end of the newest block */
+	size_t left;            /* its size */
+	size_t next_block;      /* the size of the next block */
 	jmp_buf *out_of_memory; /* longjmp'd to with value 1 when malloc fails */
 };
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "interrupt.h"
 #include "opsrecord.h"
 #include "plan.h"
+#include "sanitize.h"
 #include "state.h"
 #include "target.h"
 #include "validate.h"
@@ -360,6 +362,10 @@ static int run_build(struct call *call, bco_result **result)
 	const struct bco_request *request = call->request;
 	struct arena *arena = &call->arena;
 	struct diag *diag = &call->diag;
+	/* A usage error, before any file is looked at. */
+	unsigned sanitizers;
+	if (sanitize_parse(request->sanitize, request->target, &sanitizers, diag) != 0)
+		return -1;
 	const char *name = inputs_library_name(arena, request->name, diag);
 	const char *const *sources = NULL;
 	if (!name || validate_request_ops(call) != 0 ||
@@ -554,11 +560,13 @@ int bco_generate_wrapper(const struct bco_request *request, char **text, bco_err
 	}
 	if (validate_request_ops(call) != 0)
 		return call_end(call, -1, error);
-	const char *wrapper = codegen_wrapper(&call->arena, call->ops, call->op_count,
-	                                      target_stack_switch_tail(request->target));
-	*text = strdup(wrapper);
+	/* Written straight into the caller's memory: no copy of megabytes. */
+	const char *tail = target_stack_switch_tail(request->target);
+	size_t length = codegen_wrapper_length(call->ops, call->op_count, tail);
+	*text = length < SIZE_MAX ? malloc(length + 1) : NULL;
 	if (!*text)
 		arena_fail(&call->arena);
+	codegen_wrapper_write(*text, call->ops, call->op_count, tail);
 	return call_end(call, 0, error);
 }
 

@@ -15,6 +15,12 @@ struct op;
  * is the end of each <fn>_wrapper body (the target decides it). */
 char *codegen_wrapper(struct arena *arena, const struct op *ops, size_t count,
                       const char *stack_switch_tail);
+/* The length of that text, without the NUL. */
+size_t codegen_wrapper_length(const struct op *ops, size_t count, const char *stack_switch_tail);
+/* Writes that text and a NUL into text, which holds codegen_wrapper_length()
+ * + 1 bytes; allocates nothing. */
+void codegen_wrapper_write(char *text, const struct op *ops, size_t count,
+                           const char *stack_switch_tail);
 /* Returns the kernel's declaration, "at::Tensor relu(const at::Tensor&)". */
 char *codegen_declaration(struct arena *arena, const struct op *op);
 /* Returns the <name>.ops record (version 2; run/opsfile.h describes it):

@@ -30,12 +30,27 @@ int fs_read_file(struct arena *arena, const char *path, char **text, size_t *len
 	size_t capacity = (size_t)st.st_size + 1, used = 0;
 	char *data = arena_alloc(arena, capacity);
 	for (;;) {
+		char probe;
 		if (used + 1 == capacity) {
-			/* The file grew while we read it: take what is there now. */
+			/* As large as fstat said: grow only if the file grew while we
+			 * read it, and then take what is there now. */
+			ssize_t more = read(fd, &probe, 1);
+			if (more < 0 && errno == EINTR)
+				continue;
+			if (more <= 0) {
+				if (more == 0)
+					break;
+				int saved = errno;
+				close(fd);
+				errno = saved;
+				return -1;
+			}
 			char *bigger = arena_array(arena, capacity, 2);
 			memcpy(bigger, data, used);
+			bigger[used++] = probe;
 			data = bigger;
 			capacity *= 2;
+			continue;
 		}
 		ssize_t got = read(fd, data + used, capacity - used - 1);
 		if (got < 0) {
@@ -59,14 +74,31 @@ int fs_read_file(struct arena *arena, const char *path, char **text, size_t *len
 
 int fs_holds(struct arena *arena, const char *path, const char *bytes, size_t length)
 {
+	/* Compared a piece at a time: a wrapper of thousands of ops is
+	 * megabytes, and reading it whole would cost as much as writing it. */
+	enum { PIECE = 64 * 1024 };
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uintmax_t)st.st_size != length)
 		return 0;
-	char *old;
-	size_t old_length;
-	if (fs_read_file(arena, path, &old, &old_length) != 0)
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
 		return 0;
-	return old_length == length && memcmp(old, bytes, length) == 0;
+	char *piece = arena_alloc(arena, PIECE);
+	size_t compared = 0;
+	int same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size == length;
+	while (same) {
+		ssize_t got = read(fd, piece, PIECE);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			same = got == 0 && compared == length;
+			break;
+		}
+		same = (size_t)got <= length - compared && memcmp(piece, bytes + compared, (size_t)got) == 0;
+		compared += (size_t)got;
+	}
+	close(fd);
+	return same;
 }
 
 /* Creates a new file beside path, named path.tmpXXXXXX, with the mode a

@@ -56,6 +56,8 @@ int inputs_check_lists(const struct bco_request *r, struct diag *diag)
 	                  "compiler argument as its directory)") ||
 	       check_list(diag, "cflags", r->cflags, r->cflag_count,
 	                  "the compiler would take an empty word for a file named ''") ||
+	       check_list(diag, "ldflags", r->ldflags, r->ldflag_count,
+	                  "the linker would take an empty word for a file named ''") ||
 	       check_list(diag, "launcher", r->launcher, r->launcher_count, NULL) ? -1 : 0;
 }
 

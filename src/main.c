@@ -52,9 +52,12 @@ static const char usage_text[] =
 "  -D NAME[=VALUE]          define a macro (e.g. -D STACK_SIZE=65536)\n"
 "      --cflag FLAG         pass FLAG to every compile; -g keeps the libraries\n"
 "                           unpacked, as the original front-end does\n"
+"      --ldflag FLAG        pass FLAG to every link, after the default flags\n"
 "      --multicore          link eight libraries, one per GPSIMD core\n"
 "      --target T           xtensa (the device, default) or host (this machine,\n"
 "                           with the SDK emulator; run with run-custom-op)\n"
+"      --sanitize LIST      host target: build the kernels and the wrapper with\n"
+"                           address and/or undefined (address,undefined)\n"
 "  -j N                     run N steps at once (default: the number of CPUs)\n"
 "  -k, --keep-going         after a failure, go on with steps that do not need it\n"
 "  -n, --dry-run            print the commands of the steps that would run,\n"
@@ -65,7 +68,9 @@ static const char usage_text[] =
 "                           nothing expanded (default: $CUSTOM_OP_LAUNCHER)\n"
 "      --emit-wrapper FILE  only write wrapper.cpp to FILE ('-' for stdout);\n"
 "                           needs no toolchain and no SOURCE\n"
-"\n"
+"\n";
+
+static const char usage_text_rest[] =
 "Toolchain (xtensa target):\n"
 "      --sdk DIR            the custom-op SDK (default: $NEURON_CUSTOM_OP or\n"
 "                           /opt/aws/neuron/gpsimd/custom_op); for --target host,\n"
@@ -93,10 +98,15 @@ static const char usage_text[] =
 "by a signal (SIGINT, SIGTERM, SIGHUP), it cleans up, then ends by that\n"
 "signal (a shell reports 130, 143 or 129).  See build-custom-op(1).\n";
 
+/* stdout's buffer while --help is written (see carry_out). */
+static char help_buffer[sizeof usage_text + sizeof usage_text_rest];
+
 enum option_code {
 	OPTION_NAME = 256,
 	OPTION_OP,
 	OPTION_CFLAG,
+	OPTION_LDFLAG,
+	OPTION_SANITIZE,
 	OPTION_MULTICORE,
 	OPTION_EMIT_WRAPPER,
 	OPTION_TARGET,
@@ -112,6 +122,8 @@ static const struct option long_options[] = {
 	{ "op", required_argument, NULL, OPTION_OP },
 	{ "build-dir", required_argument, NULL, 'B' },
 	{ "cflag", required_argument, NULL, OPTION_CFLAG },
+	{ "ldflag", required_argument, NULL, OPTION_LDFLAG },
+	{ "sanitize", required_argument, NULL, OPTION_SANITIZE },
 	{ "multicore", no_argument, NULL, OPTION_MULTICORE },
 	{ "keep-going", no_argument, NULL, 'k' },
 	{ "dry-run", no_argument, NULL, 'n' },
@@ -136,7 +148,8 @@ struct command {
 	struct bco_request request;
 	const char *emit_wrapper; /* --emit-wrapper FILE */
 	const char *launcher;     /* --launcher CMD, else $CUSTOM_OP_LAUNCHER */
-	const char **functions, **schemas, **cflags, **includes;
+	const char **functions, **schemas, **cflags, **ldflags, **includes;
+	char *sanitize;           /* the --sanitize lists, joined by commas */
 	char **defines;           /* the -DNAME flags made from -D NAME */
 	size_t define_count;
 	char **launcher_words;    /* the launcher's words (bco_split_words) */
@@ -202,6 +215,24 @@ static int add_define(struct command *command, const char *value)
 	return 0;
 }
 
+/* Adds --sanitize's list to the ones before it (the library checks the
+ * names): --sanitize=address --sanitize=undefined asks for both. */
+static int add_sanitizers(struct command *command, const char *value)
+{
+	if (!*value)
+		return usage_error("--sanitize needs a list of sanitizers: address, undefined or "
+		                   "address,undefined");
+	size_t length = command->sanitize ? strlen(command->sanitize) + 1 : 0;
+	char *joined = realloc(command->sanitize, length + strlen(value) + 1);
+	if (!joined)
+		return out_of_memory();
+	if (length)
+		joined[length - 1] = ',';
+	strcpy(joined + length, value);
+	command->sanitize = joined;
+	return 0;
+}
+
 /* Applies one option of the command line; returns 0 or an exit code. */
 static int take_option(struct command *command, int option, char *value)
 {
@@ -224,6 +255,8 @@ static int take_option(struct command *command, int option, char *value)
 			return usage_error("-D needs NAME[=VALUE], not an empty value");
 		return add_define(command, value);
 	case OPTION_CFLAG: command->cflags[request->cflag_count++] = value; return 0;
+	case OPTION_LDFLAG: command->ldflags[request->ldflag_count++] = value; return 0;
+	case OPTION_SANITIZE: return add_sanitizers(command, value);
 	case OPTION_MULTICORE: request->multicore = 1; return 0;
 	case 'j': return parse_jobs(value, &request->jobs);
 	case 'k': request->keep_going = 1; return 0;
@@ -265,10 +298,11 @@ static int command_allocate(struct command *command, int argc)
 	command->functions = calloc(slots, sizeof *command->functions);
 	command->schemas = calloc(slots, sizeof *command->schemas);
 	command->cflags = calloc(slots, sizeof *command->cflags);
+	command->ldflags = calloc(slots, sizeof *command->ldflags);
 	command->includes = calloc(slots, sizeof *command->includes);
 	command->defines = calloc(slots, sizeof *command->defines);
-	if (!command->functions || !command->schemas || !command->cflags || !command->includes ||
-	    !command->defines)
+	if (!command->functions || !command->schemas || !command->cflags || !command->ldflags ||
+	    !command->includes || !command->defines)
 		return out_of_memory();
 	return 0;
 }
@@ -282,6 +316,8 @@ static void command_free(struct command *command)
 	free(command->functions);
 	free(command->schemas);
 	free(command->cflags);
+	free(command->ldflags);
+	free(command->sanitize);
 	free(command->includes);
 }
 
@@ -328,6 +364,8 @@ static int parse_command_line(int argc, char **argv, struct command *command)
 	request->function_count = request->schema_count;
 	request->schemas = command->schemas;
 	request->cflags = command->cflags;
+	request->ldflags = command->ldflags;
+	request->sanitize = command->sanitize;
 	request->includes = command->includes;
 	request->sources = (const char *const *)argv + optind;
 	request->source_count = (size_t)(argc - optind);
@@ -441,7 +479,12 @@ static int carry_out(struct command *command)
 	console_init(&console, command->request.dry_run);
 	switch (command->action) {
 	case ACTION_HELP:
+		/* Written whole at the end, so that a failed write is seen, with
+		 * its reason, by finish_stdout (the help is longer than the default
+		 * buffer). */
+		setvbuf(stdout, help_buffer, _IOFBF, sizeof help_buffer);
 		fputs(usage_text, stdout);
+		fputs(usage_text_rest, stdout);
 		return 0;
 	case ACTION_VERSION:
 		printf("%s %s\n", program, BCO_VERSION);

@@ -99,24 +99,33 @@ static void next_token(struct parser *parser)
 	} else if ((c == ':' && q < end && text[q] == ':') || (c == '-' && q < end && text[q] == '>')) {
 		token.kind = TOKEN_PUNCTUATION;
 		q++;
-	} else if (strchr("(),=[]?!*.|", c)) {
-		token.kind = TOKEN_PUNCTUATION;
 	} else {
-		token.kind = TOKEN_INVALID;
+		switch (c) {
+		case '(': case ')': case ',': case '=': case '[': case ']':
+		case '?': case '!': case '*': case '.': case '|':
+			token.kind = TOKEN_PUNCTUATION;
+			break;
+		default:
+			token.kind = TOKEN_INVALID;
+			break;
+		}
 	}
 	token.length = q - p;
 	parser->token = token;
 	parser->position = q;
 }
 
-/* Returns 1 when the current token is the punctuation or keyword text. */
-static int token_is(const struct parser *parser, const char *text)
+/* Returns 1 when the current token is the punctuation or keyword text of
+ * length bytes; token_is takes a literal, so its length is a constant and
+ * the test a few instructions (it runs several times per token). */
+static inline int token_equals(const struct parser *parser, const char *text, size_t length)
 {
-	size_t length = strlen(text);
-	return parser->token.kind != TOKEN_END && parser->token.kind != TOKEN_INVALID &&
-	       parser->token.length == length &&
-	       memcmp(parser->text + parser->token.start, text, length) == 0;
+	const struct token *token = &parser->token;
+	return token->length == length && token->kind != TOKEN_END && token->kind != TOKEN_INVALID &&
+	       memcmp(parser->text + token->start, text, length) == 0;
 }
+
+#define token_is(parser, literal) token_equals((parser), "" literal, sizeof(literal) - 1)
 
 static char *token_text(const struct parser *parser)
 {
@@ -197,10 +206,13 @@ static int fail_expected(struct parser *parser, const char *what)
 	return -1;
 }
 
-/* Consumes the punctuation text, or fails with "expected WHAT". */
-static int expect(struct parser *parser, const char *text, const char *what)
+/* Consumes the punctuation text (a literal), or fails with "expected WHAT". */
+#define expect(parser, text, what) expect_punctuation((parser), "" text, sizeof(text) - 1, (what))
+
+static int expect_punctuation(struct parser *parser, const char *text, size_t length,
+                              const char *what)
 {
-	if (!token_is(parser, text) || parser->token.kind != TOKEN_PUNCTUATION)
+	if (!token_equals(parser, text, length) || parser->token.kind != TOKEN_PUNCTUATION)
 		return fail_expected(parser, what);
 	next_token(parser);
 	return 0;
@@ -249,31 +261,52 @@ static int parse_alias(struct parser *parser, struct buffer *type)
 	return expect(parser, ")", "')' to close the alias annotation");
 }
 
-/* type := ('long' 'long' | IDENT) ['(' alias ')'] {'[' [NUMBER] ']' | '?'} */
-static int parse_type(struct parser *parser, const char *what, char **out)
+/* The supported types, each with its kind. */
+static const struct {
+	const char *type;
+	enum arg_kind kind;
+} vocabulary[] = {
+	{ "Tensor", ARG_TENSOR }, { "Scalar", ARG_SCALAR }, { "number", ARG_SCALAR },
+	{ "int", ARG_INT },       { "float", ARG_FLOAT },   { "long long", ARG_LONG_LONG },
+};
+
+/* type := ('long' 'long' | IDENT) ['(' alias ')'] {'[' [NUMBER] ']' | '?'}
+ * A type that is a word of the vocabulary alone is its vocabulary string,
+ * not a copy: thousands of schemas are parsed without an allocation per
+ * argument. */
+static int parse_type(struct parser *parser, const char *what, const char **out)
 {
-	struct buffer type;
-	buffer_init(&type, parser->arena);
 	if (parser->token.kind != TOKEN_IDENTIFIER)
 		return fail_expected(parser, what);
+	const char *base = parser->text + parser->token.start;
+	size_t base_length = parser->token.length;
 	if (token_is(parser, "long")) {
 		/* "long long" is one type of two words; a lone "long" is an unknown type. */
 		size_t saved_position = parser->position;
 		struct token saved = parser->token;
 		next_token(parser);
 		if (token_is(parser, "long") && parser->token.kind == TOKEN_IDENTIFIER) {
-			buffer_puts(&type, "long long");
-			next_token(parser);
+			base = "long long";
+			base_length = sizeof "long long" - 1;
 		} else {
 			parser->token = saved;
 			parser->position = saved_position;
-			buffer_puts(&type, "long");
-			next_token(parser);
 		}
-	} else {
-		buffer_puts(&type, token_text(parser));
-		next_token(parser);
 	}
+	next_token(parser);
+	if (!token_is(parser, "(") && !token_is(parser, "[") && !token_is(parser, "?")) {
+		for (size_t i = 0; i < sizeof vocabulary / sizeof vocabulary[0]; i++)
+			if (strncmp(base, vocabulary[i].type, base_length) == 0 &&
+			    vocabulary[i].type[base_length] == '\0') {
+				*out = vocabulary[i].type;
+				return 0;
+			}
+		*out = arena_strndup(parser->arena, base, base_length);
+		return 0;
+	}
+	struct buffer type;
+	buffer_init(&type, parser->arena);
+	buffer_append(&type, base, base_length);
 	if (token_is(parser, "(")) {
 		next_token(parser);
 		if (parse_alias(parser, &type) != 0)
@@ -284,7 +317,7 @@ static int parse_type(struct parser *parser, const char *what, char **out)
 			next_token(parser);
 			buffer_putc(&type, '[');
 			if (parser->token.kind == TOKEN_NUMBER) {
-				buffer_puts(&type, token_text(parser));
+				buffer_append(&type, parser->text + parser->token.start, parser->token.length);
 				next_token(parser);
 			}
 			if (expect(parser, "]", "']' to close the list type") != 0)
@@ -337,15 +370,8 @@ static int parse_default(struct parser *parser, int depth)
 /* Maps a supported type to its kind; returns -1 for any other type. */
 static int kind_of_type(const char *type)
 {
-	static const struct {
-		const char *type;
-		enum arg_kind kind;
-	} vocabulary[] = {
-		{ "Tensor", ARG_TENSOR }, { "Scalar", ARG_SCALAR }, { "number", ARG_SCALAR },
-		{ "int", ARG_INT },       { "float", ARG_FLOAT },   { "long long", ARG_LONG_LONG },
-	};
 	for (size_t i = 0; i < sizeof vocabulary / sizeof vocabulary[0]; i++)
-		if (strcmp(type, vocabulary[i].type) == 0)
+		if (type == vocabulary[i].type || strcmp(type, vocabulary[i].type) == 0)
 			return (int)vocabulary[i].kind;
 	return -1;
 }
@@ -541,7 +567,8 @@ static int parse_arguments(struct parser *parser, struct arg_list *args)
 static int parse_return(struct parser *parser, struct schema *schema, size_t *count,
                         size_t *first_offset)
 {
-	char *type, *name = NULL;
+	const char *type;
+	char *name = NULL;
 	size_t offset = parser->token.start;
 	if (parse_type(parser, "a return type such as 'Tensor'", &type) != 0)
 		return -1;

@@ -32,7 +32,7 @@ enum arg_kind {
 
 struct schema_arg {
 	enum arg_kind kind;
-	char *type;    /* as written, without whitespace except inside "long long" */
+	const char *type; /* as written, without whitespace except inside "long long" */
 	char *name;
 	size_t offset; /* where the type starts in the schema text */
 };
@@ -45,7 +45,7 @@ struct schema {
 	size_t name_offset;
 	struct schema_arg *args;
 	size_t arg_count;
-	char *return_type;
+	const char *return_type;
 	char *return_name;     /* NULL when the return is unnamed */
 };
 

@@ -14,6 +14,7 @@
 #include "buffer.h"
 #include "diag.h"
 #include "fsutil.h"
+#include "sanitize.h"
 
 extern char **environ;
 
@@ -31,11 +32,16 @@ static const char *const xtensa_common_flags[] = {
 static const char *const xtensa_compile_only_flags[] = { "-MMD", "-MP", "-fpic", "-mlongcalls", "-c" };
 /* The device compiles kernels with clang, C++14, -Wall -Werror; the host
  * does too, so a kernel the device refuses for a warning is refused here.
+ * The depfile is named (-MF, between these two lists), so that it lands
+ * beside the object also when a launcher (distcc, sccache) runs the
+ * preprocessor without the -o the compiler would name it after.
  * -fstack-clash-protection makes a big frame touch each page on its way
  * down, so any overflow of a core stack faults in that stack's guard. */
 static const char *const host_compile_flags[] = {
-	"-std=c++14", "-fPIC", "-O2", "-g", "-MMD", "-MP", "-Wall", "-Werror",
-	"-fstack-clash-protection",
+	"-std=c++14", "-fPIC", "-O2", "-g", "-MMD", "-MP",
+};
+static const char *const host_checking_flags[] = {
+	"-Wall", "-Werror", "-fstack-clash-protection",
 };
 /* Warnings that exist only because the host is 64-bit and the device
  * 32-bit stay warnings; target_explain_output says why when one shows.
@@ -248,6 +254,7 @@ static int check_sdk(struct arena *arena, const struct toolchain *toolchain, str
 	int host = toolchain->target == BCO_TARGET_HOST;
 	const char *const *files = host ? host_files : xtensa_files;
 	size_t count = host ? COUNT(host_files) : COUNT(xtensa_files);
+	const char *const *sanitized = sanitize_sdk_files(toolchain->sanitizers);
 	if (!is_directory(toolchain->sdk))
 		return diag_fail(diag, BCO_ERROR_TOOL,
 		                 host ? "the host SDK directory %s does not exist; pass --sdk DIR"
@@ -264,6 +271,14 @@ static int check_sdk(struct arena *arena, const struct toolchain *toolchain, str
 			                      : "the Neuron custom-op SDK at %s is incomplete: %s is "
 			                        "missing; set NEURON_CUSTOM_OP or pass --sdk DIR",
 			                 toolchain->sdk, path);
+	}
+	for (size_t i = 0; sanitized[i]; i++) {
+		char *path = arena_printf(arena, "%s/%s", toolchain->sdk, sanitized[i]);
+		if (!fs_exists(path))
+			return diag_fail(diag, BCO_ERROR_TOOL,
+			                 "the host SDK at %s has no sanitized runtime: %s is missing; run "
+			                 "'make' in the build-custom-op source tree (it builds the sanitized "
+			                 "variant beside the plain one), or pass --sdk DIR", toolchain->sdk, path);
 	}
 	return 0;
 }
@@ -300,6 +315,10 @@ int target_resolve(struct arena *arena, const struct bco_request *request, int c
 	toolchain->cflag_count = request->cflag_count;
 	toolchain->launcher = (char **)request->launcher;
 	toolchain->launcher_count = request->launcher_count;
+	toolchain->ldflags = (char **)request->ldflags;
+	toolchain->ldflag_count = request->ldflag_count;
+	if (sanitize_parse(request->sanitize, request->target, &toolchain->sanitizers, diag) != 0)
+		return -1;
 
 	if (request->target == BCO_TARGET_HOST) {
 		toolchain->sdk = request->sdk ? request->sdk : find_host_sdk(arena);
@@ -343,6 +362,10 @@ int target_resolve(struct arena *arena, const struct bco_request *request, int c
 	if (check_files && check_sdk(arena, toolchain, diag) != 0)
 		return -1;
 	toolchain->environment = step_environment(arena, toolchain);
+	/* A dry run without the compiler shows the link without the runtime's
+	 * directory. */
+	if (toolchain->compiler_location && sanitize_find_runtime(arena, toolchain, diag) != 0)
+		return -1;
 	return 0;
 }
 
@@ -354,11 +377,15 @@ void target_compile_command(const struct toolchain *toolchain, const char *sourc
 	strvec_extend(argv, toolchain->compiler, toolchain->compiler_words);
 	if (toolchain->target == BCO_TARGET_HOST) {
 		push_all(argv, host_compile_flags, COUNT(host_compile_flags));
+		strvec_push(argv, "-MF");
+		strvec_push(argv, arena_printf(arena, "%.*s.d", (int)(strlen(object) - 2), object));
+		push_all(argv, host_checking_flags, COUNT(host_checking_flags));
 		push_all(argv, host_any_compiler_flags, COUNT(host_any_compiler_flags));
 		if (toolchain->host_compiler == HOST_COMPILER_CLANG)
 			push_all(argv, host_clang_flags, COUNT(host_clang_flags));
 		else if (toolchain->host_compiler == HOST_COMPILER_GCC)
 			push_all(argv, host_gcc_flags, COUNT(host_gcc_flags));
+		sanitize_compile_flags(toolchain, argv);
 		strvec_extend(argv, toolchain->cflags, toolchain->cflag_count);
 		strvec_push(argv, arena_printf(arena, "-I%s/include", toolchain->sdk));
 		if (!is_wrapper)
@@ -395,9 +422,15 @@ void target_link_command(const struct toolchain *toolchain, const char *library,
 		strvec_extend(argv, objects, object_count);
 		strvec_push(argv, core < 0 ? arena_printf(arena, "%s/lib/core_single.o", sdk)
 		                           : arena_printf(arena, "%s/lib/core_cpu%d.o", sdk, core));
-		strvec_push(argv, arena_printf(arena, "%s/lib/libcustomop_host.a", sdk));
+		/* UBSan's handlers before the runtime they report through. */
+		const char *undefined = sanitize_undefined_handlers(arena, toolchain);
+		if (undefined)
+			strvec_push(argv, (char *)undefined);
+		strvec_push(argv, (char *)sanitize_runtime_archive(arena, toolchain));
 		strvec_push(argv, "-Wl,-Bsymbolic");
 		strvec_push(argv, "-Wl,--no-undefined");
+		sanitize_link_flags(toolchain, argv);
+		strvec_extend(argv, toolchain->ldflags, toolchain->ldflag_count);
 		return;
 	}
 	push_all(argv, xtensa_common_flags, COUNT(xtensa_common_flags));
@@ -420,6 +453,7 @@ void target_link_command(const struct toolchain *toolchain, const char *library,
 	strvec_push(argv, "-lm");
 	strvec_push(argv, "-lgcc");
 	strvec_push(argv, arena_printf(arena, "%s/neuron/libcweak.a", sdk));
+	strvec_extend(argv, toolchain->ldflags, toolchain->ldflag_count);
 }
 
 void target_pack_command(const struct toolchain *toolchain, const char *library,

@@ -35,6 +35,10 @@ struct toolchain {
 	char **launcher;            /* words put before each compile */
 	size_t launcher_count;
 	enum host_compiler host_compiler; /* the host target's compiler family */
+	char **ldflags;             /* the user's ldflags, put at the end of every link */
+	size_t ldflag_count;
+	unsigned sanitizers;        /* enum sanitizer bits (sanitize.h), host target only */
+	const char *asan_runtime;   /* with SANITIZE_ADDRESS: the compiler's ASan runtime, or NULL */
 };
 
 /* The end of each <fn>_wrapper body: how the wrapper leaves a switched stack. */
@@ -42,6 +46,7 @@ const char *target_stack_switch_tail(enum bco_target target);
 /* Fills toolchain from the request and the environment.  When check_files is
  * set, also finds the tools (PATH, then $XTENSA_TOOLS/XtensaTools/bin, then
  * /opt/aws/neuron/gpsimd/bin) and checks the SDK files; errors say what to do.
+ * A request with sanitizers also asks the compiler where its ASan runtime is.
  * The host SDK, when the request names none, is $BUILD_CUSTOM_OP_HOST_SDK or
  * the one beside the library or the program. */
 int target_resolve(struct arena *arena, const struct bco_request *request, int check_files,

@@ -65,26 +65,83 @@ int is_keyword(const char *name)
 	return 0;
 }
 
-static int is_runtime_name(const char *name)
+/* The lists above as one hash table, made once per call (in the arena), so
+ * that each of thousands of names is checked with one lookup. */
+enum reserved_kind {
+	RESERVED_KEYWORD = 1,
+	RESERVED_RUNTIME = 2,
+	RESERVED_HEADER = 4,
+	RESERVED_KERNEL_API = 8,
+};
+
+struct reserved_name {
+	const char *name; /* NULL in a free slot */
+	unsigned kinds;   /* of enum reserved_kind */
+};
+
+enum { RESERVED_SLOTS = 512 }; /* a power of two, over twice the names of the lists */
+
+struct reserved_names {
+	struct reserved_name *slots;
+};
+
+static uint32_t hash_name(const char *name)
 {
-	if (strncmp(name, runtime_prefix, sizeof runtime_prefix - 1) == 0)
-		return 1;
-	for (size_t i = 0; i < sizeof runtime_names / sizeof runtime_names[0]; i++)
-		if (strcmp(name, runtime_names[i]) == 0)
-			return 1;
-	return 0;
+	uint32_t hash = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		hash = (hash ^ *p) * 16777619u;
+	return hash;
+}
+
+/* The slot of name: the one holding it, or the free one where it goes. */
+static struct reserved_name *reserved_slot(const struct reserved_names *reserved, const char *name)
+{
+	for (size_t i = hash_name(name) & (RESERVED_SLOTS - 1);; i = (i + 1) & (RESERVED_SLOTS - 1))
+		if (!reserved->slots[i].name || strcmp(reserved->slots[i].name, name) == 0)
+			return &reserved->slots[i];
+}
+
+static void reserved_add(struct reserved_names *reserved, const char *const *names, size_t count,
+                         unsigned kind)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct reserved_name *slot = reserved_slot(reserved, names[i]);
+		slot->name = names[i];
+		slot->kinds |= kind;
+	}
+}
+
+#define RESERVED_ADD(reserved, list, kind) \
+	reserved_add((reserved), (list), sizeof(list) / sizeof((list)[0]), (kind))
+
+static void reserved_names_init(struct arena *arena, struct reserved_names *reserved)
+{
+	reserved->slots = arena_array(arena, RESERVED_SLOTS, sizeof *reserved->slots);
+	RESERVED_ADD(reserved, keywords, RESERVED_KEYWORD);
+	RESERVED_ADD(reserved, runtime_names, RESERVED_RUNTIME);
+	RESERVED_ADD(reserved, header_names, RESERVED_HEADER);
+	RESERVED_ADD(reserved, kernel_api_functions, RESERVED_KERNEL_API);
+}
+
+/* The lists name is on, as enum reserved_kind bits; 0 for none. */
+static unsigned reserved_kinds(const struct reserved_names *reserved, const char *name)
+{
+	return reserved_slot(reserved, name)->kinds;
+}
+
+static int is_runtime_name(const struct reserved_names *reserved, const char *name)
+{
+	return strncmp(name, runtime_prefix, sizeof runtime_prefix - 1) == 0 ||
+	       (reserved_kinds(reserved, name) & RESERVED_RUNTIME);
 }
 
 /* Returns 1 when name is a type, namespace or macro of the headers. */
-static int is_header_name(const char *name)
+static int is_header_name(const char *name, unsigned kinds)
 {
 	size_t length = strlen(name);
-	if (length > 2 && strcmp(name + length - 2, "_t") == 0)
+	if (length > 2 && name[length - 2] == '_' && name[length - 1] == 't')
 		return 1;
-	for (size_t i = 0; i < sizeof header_names / sizeof header_names[0]; i++)
-		if (strcmp(name, header_names[i]) == 0)
-			return 1;
-	return 0;
+	return (kinds & RESERVED_HEADER) != 0;
 }
 
 static int is_identifier(const char *name)
@@ -98,43 +155,55 @@ static int is_identifier(const char *name)
 	return 1;
 }
 
+/* The suffixes of the names each op defines: fn, fn_wrapper, fn_stack_switch. */
+static const char *const suffixes[3] = { "", "_wrapper", "_stack_switch" };
+
 /* A set of the C++ names the generated code defines, each with the op that
- * defines it: open addressing, so checking 10,000 ops stays linear. */
+ * defines it: open addressing, so checking 10,000 ops stays linear.  A slot
+ * holds the name's hash and which op and suffix make it, so that no name is
+ * built and the table stays small (8 bytes a slot). */
 struct name_entry {
-	const char *name;
-	size_t op;
+	uint32_t hash;
+	uint32_t claim; /* op * 3 + suffix + 1; 0 in a free slot */
 };
 
 struct name_set {
 	struct name_entry *slots;
 	size_t capacity; /* a power of two, at least twice the entries */
+	const struct op *ops;
+	const struct reserved_names *reserved;
 };
 
-static uint64_t hash_name(const char *name)
+/* Returns 1 when name is function followed by suffix. */
+static int is_joined(const char *name, const char *function, const char *suffix)
 {
-	uint64_t hash = 14695981039346656037u;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		hash = (hash ^ *p) * 1099511628211u;
-	return hash;
+	size_t length = strlen(function);
+	return strncmp(name, function, length) == 0 && strcmp(name + length, suffix) == 0;
 }
 
-/* Inserts name for op; returns the existing entry when the name is taken. */
-static const struct name_entry *name_set_insert(struct name_set *set, const char *name, size_t op)
+/* Inserts name, made of op's function name and suffix number suffix;
+ * returns the op that already defines it, or -1. */
+static long name_set_insert(struct name_set *set, const char *name, size_t op, size_t suffix)
 {
+	uint32_t hash = hash_name(name);
 	size_t mask = set->capacity - 1;
-	for (size_t i = (size_t)hash_name(name) & mask;; i = (i + 1) & mask) {
-		if (!set->slots[i].name) {
-			set->slots[i].name = name;
-			set->slots[i].op = op;
-			return NULL;
+	for (size_t i = hash & mask;; i = (i + 1) & mask) {
+		struct name_entry *slot = &set->slots[i];
+		if (!slot->claim) {
+			slot->hash = hash;
+			slot->claim = (uint32_t)(op * 3 + suffix + 1);
+			return -1;
 		}
-		if (strcmp(set->slots[i].name, name) == 0)
-			return &set->slots[i];
+		size_t other = (slot->claim - 1) / 3;
+		if (slot->hash == hash &&
+		    is_joined(name, set->ops[other].function, suffixes[(slot->claim - 1) % 3]))
+			return (long)other;
 	}
 }
 
 /* The checks on one function name alone. */
-static int check_function_name(const char *name, size_t index, struct diag *diag)
+static int check_function_name(const struct reserved_names *reserved, const char *name,
+                               size_t index, struct diag *diag)
 {
 	diag->schema_index = (int)index;
 	if (!*name)
@@ -150,7 +219,8 @@ static int check_function_name(const char *name, size_t index, struct diag *diag
 		                 "op %zu: CustomOp function name is too long: '%s' has %zu characters. "
 		                 "Must be less than %d characters.",
 		                 index + 1, name, length, FUNCTION_NAME_LIMIT);
-	if (is_keyword(name))
+	unsigned kinds = reserved_kinds(reserved, name);
+	if (kinds & RESERVED_KEYWORD)
 		return diag_fail(diag, BCO_ERROR_INPUT,
 		                 "op %zu: function name '%s' is a C or C++ keyword; choose another name",
 		                 index + 1, name);
@@ -163,19 +233,18 @@ static int check_function_name(const char *name, size_t index, struct diag *diag
 		return diag_fail(diag, BCO_ERROR_INPUT,
 		                 "op %zu: function name 'main' is the program's entry point in C++ and "
 		                 "cannot return a Tensor; choose another name", index + 1);
-	if (is_header_name(name))
+	if (is_header_name(name, kinds))
 		return diag_fail(diag, BCO_ERROR_INPUT,
 		                 "op %zu: function name '%s' is a type, namespace or macro of the SDK "
 		                 "headers (or ends in '_t', which POSIX reserves); choose another name",
 		                 index + 1, name);
-	for (size_t i = 0; i < sizeof kernel_api_functions / sizeof kernel_api_functions[0]; i++)
-		if (strcmp(name, kernel_api_functions[i]) == 0)
-			return diag_fail(diag, BCO_ERROR_INPUT,
-			                 "op %zu: function name '%s' is also at::%s of the kernel API: the "
-			                 "wrapper's call %s(...) with a Tensor argument would be ambiguous "
-			                 "(argument-dependent lookup finds both); rename the kernel "
-			                 "function, for example to '%s_kernel' (FN=%s_kernel in --op, or in "
-			                 "fn_names)", index + 1, name, name, name, name, name);
+	if (kinds & RESERVED_KERNEL_API)
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "op %zu: function name '%s' is also at::%s of the kernel API: the "
+		                 "wrapper's call %s(...) with a Tensor argument would be ambiguous "
+		                 "(argument-dependent lookup finds both); rename the kernel "
+		                 "function, for example to '%s_kernel' (FN=%s_kernel in --op, or in "
+		                 "fn_names)", index + 1, name, name, name, name, name);
 	if (strcmp(name, wrapper_local) == 0)
 		return diag_fail(diag, BCO_ERROR_INPUT,
 		                 "op %zu: function name 'output' is the wrapper's variable for the "
@@ -190,38 +259,41 @@ static int check_function_name(const char *name, size_t index, struct diag *diag
 	return 0;
 }
 
-/* Claims the names op index defines (fn, fn_wrapper, fn_stack_switch). */
-static int claim_generated_names(struct arena *arena, struct name_set *names,
-                                 const struct op *ops, size_t index, struct diag *diag)
+/* Claims the names op index defines (fn, fn_wrapper, fn_stack_switch).  The
+ * function name is shorter than FUNCTION_NAME_LIMIT (checked before), so
+ * each name is joined on the stack. */
+static int claim_generated_names(struct name_set *names, size_t index, struct diag *diag)
 {
-	const char *function = ops[index].function;
-	const char *generated[3] = {
-		function,
-		arena_printf(arena, "%s_wrapper", function),
-		arena_printf(arena, "%s_stack_switch", function),
-	};
+	const char *function = names->ops[index].function;
+	size_t length = strlen(function);
+	char generated[FUNCTION_NAME_LIMIT + sizeof "_stack_switch"];
+	if (length >= FUNCTION_NAME_LIMIT)
+		return diag_fail(diag, BCO_ERROR_INPUT, "op %zu: function name '%s' is too long",
+		                 index + 1, function);
+	memcpy(generated, function, length + 1);
 	for (size_t i = 0; i < 3; i++) {
+		strcpy(generated + length, suffixes[i]);
 		diag->schema_index = (int)index;
-		if (i == 0 && is_runtime_name(function))
+		if (i == 0 && is_runtime_name(names->reserved, function))
 			return diag_fail(diag, BCO_ERROR_INPUT,
 			                 "op %zu: function name '%s' is a name the runtime defines; "
 			                 "choose another name", index + 1, function);
-		if (is_runtime_name(generated[i]))
+		if (is_runtime_name(names->reserved, generated))
 			return diag_fail(diag, BCO_ERROR_INPUT,
 			                 "op %zu: function name '%s' would define '%s', which the runtime "
-			                 "defines; choose another name", index + 1, function, generated[i]);
-		const struct name_entry *taken = name_set_insert(names, generated[i], index);
-		if (!taken)
+			                 "defines; choose another name", index + 1, function, generated);
+		long taken = name_set_insert(names, generated, index, i);
+		if (taken < 0)
 			continue;
-		const char *other = ops[taken->op].function;
+		const char *other = names->ops[taken].function;
 		if (strcmp(other, function) == 0)
 			return diag_fail(diag, BCO_ERROR_INPUT,
-			                 "op %zu: function name '%s' is already used by op %zu; "
-			                 "each op needs its own name", index + 1, function, taken->op + 1);
+			                 "op %zu: function name '%s' is already used by op %ld; "
+			                 "each op needs its own name", index + 1, function, taken + 1);
 		return diag_fail(diag, BCO_ERROR_INPUT,
-		                 "op %zu: function name '%s' collides with op %zu ('%s'): both would "
-		                 "define '%s'; rename one of them", index + 1, function, taken->op + 1,
-		                 other, generated[i]);
+		                 "op %zu: function name '%s' collides with op %ld ('%s'): both would "
+		                 "define '%s'; rename one of them", index + 1, function, taken + 1,
+		                 other, generated);
 	}
 	diag->schema_index = -1;
 	return 0;
@@ -248,7 +320,9 @@ int validate_ops(struct arena *arena, const char *const *functions, size_t funct
 		                 schema_count, OPS_HARD_LIMIT);
 
 	struct op *ops = arena_array(arena, schema_count, sizeof *ops);
-	struct name_set names = { NULL, 16 };
+	struct reserved_names reserved;
+	reserved_names_init(arena, &reserved);
+	struct name_set names = { NULL, 16, ops, &reserved };
 	while (names.capacity < schema_count * 3 * 2)
 		names.capacity *= 2;
 	names.slots = arena_array(arena, names.capacity, sizeof *names.slots);
@@ -260,7 +334,7 @@ int validate_ops(struct arena *arena, const char *const *functions, size_t funct
 		if (schema_parse(arena, schemas[i], (int)i, &op->schema, diag) != 0)
 			return -1;
 		op->function = functions && functions[i] ? functions[i] : op->schema.name;
-		if (check_function_name(op->function, i, diag) != 0)
+		if (check_function_name(&reserved, op->function, i, diag) != 0)
 			return -1;
 		if (op->schema.arg_count > OP_ARGUMENT_LIMIT)
 			return schema_fail_at(diag, schemas[i], (int)i,
@@ -268,7 +342,7 @@ int validate_ops(struct arena *arena, const char *const *functions, size_t funct
 			                      "'%s' takes %zu arguments; the runtime's argument parser "
 			                      "holds at most %d", op->function, op->schema.arg_count,
 			                      OP_ARGUMENT_LIMIT);
-		if (claim_generated_names(arena, &names, ops, i, diag) != 0)
+		if (claim_generated_names(&names, i, diag) != 0)
 			return -1;
 	}
 	if (schema_count > OPS_DOCUMENTED_LIMIT && progress)

@@ -3,7 +3,8 @@
 # on this machine.  For each kernel variant (element accessor, TCM,
 # multicore), build.py builds the relu ops for the emulated GPSIMD cores
 # (custom_op.load(..., target='host')) and train.py trains the MLP with them
-# and with torch.relu and checks the parameters are equal bit for bit.
+# and with torch.relu and checks the parameters are equal bit for bit; then
+# profile.py shows each variant's profile on the inference sample's shapes.
 set -eu
 cd "$(dirname "$0")"
 python=$(sh ../../sdk/torchneuron/torch-python.sh demo-torch)
@@ -13,4 +14,10 @@ for variant in element tcm multicore; do
 	"$python" build.py "$variant" "$out-$variant"
 	echo "== $variant: python3 train.py $out-$variant/librelu.so"
 	"$python" train.py "$out-$variant/librelu.so"
+done
+# The relu's profile in each variant, on the official inference sample's
+# shapes: element >> TCM > 8-core TCM, as the documentation ranks them.
+for variant in element tcm multicore; do
+	echo "== $variant: python3 profile.py $out-$variant/librelu.so $variant"
+	"$python" profile.py "$out-$variant/librelu.so" "$variant"
 done

@@ -15,9 +15,10 @@ those of build-custom-op.
 build-custom-op(1)), and main() runs it from Python.
 
 The shared library is looked up, in this order: next to this module in the
-source tree (the repository's libbuildcustomop.so, built by ``make``), the
-install prefix (``make install`` records it), then the path in the
-environment variable BUILD_CUSTOM_OP_LIBRARY.
+source tree (the repository's libbuildcustomop.so, built by ``make``; an
+installed copy of the module skips this), the install prefix (``make
+install`` records it), then the path in the environment variable
+BUILD_CUSTOM_OP_LIBRARY.
 
 Builds in one process run one at a time; the library keeps nothing between
 calls and puts signal dispositions back before it returns.
@@ -32,6 +33,7 @@ import threading
 import warnings
 
 from build_custom_op import _library as _library_files
+from build_custom_op._profile import profile, Profile, CoreProfile
 
 __version__ = '0.21.2.0'
 versions = {
@@ -40,7 +42,7 @@ versions = {
 }
 
 __all__ = ['compile', 'generate_wrapper', 'library_path', 'BuildError', 'BuildWarning',
-           'main', 'versions', '__version__']
+           'main', 'versions', '__version__', 'profile', 'Profile', 'CoreProfile']
 
 PROGRAM = 'build-custom-op'
 LIBRARY_VARIABLE = 'BUILD_CUSTOM_OP_LIBRARY'
@@ -116,6 +118,9 @@ class _Request(ctypes.Structure):
         ('xtensa_system', ctypes.c_char_p),
         ('progress', _ProgressFunction),
         ('progress_context', ctypes.c_void_p),
+        ('ldflags', _StringList),
+        ('ldflag_count', ctypes.c_size_t),
+        ('sanitize', ctypes.c_char_p),
     ]
 
 
@@ -233,15 +238,35 @@ def _shell_words(entry, what):
         library.bco_error_free(error)
 
 
-def _split_cflags(cflags):
+def _split_flags(flags, what, tool):
+    """The words of a list of flags (cflags, ldflags) for tool, which would
+    take an empty word for a file."""
     words = []
-    for i, entry in enumerate(_list_of(cflags, 'cflags')):
-        entry_words = _shell_words(entry, f'cflags entry {i + 1}')
+    for i, entry in enumerate(_list_of(flags, what)):
+        entry_words = _shell_words(entry, f'{what} entry {i + 1}')
         if '' in entry_words:
-            raise BuildError(f'cflags entry {i + 1} {entry!r} holds an empty word: the compiler '
+            raise BuildError(f'{what} entry {i + 1} {entry!r} holds an empty word: the {tool} '
                              f"would take it for a file named ''", kind='input')
         words.extend(entry_words)
     return words
+
+
+def _split_cflags(cflags):
+    return _split_flags(cflags, 'cflags', 'compiler')
+
+
+def _sanitizers(sanitize):
+    """The sanitizers as the library takes them: 'address,undefined'.  A
+    string passes as it is (the library checks the names); a list or tuple
+    of names is joined."""
+    if sanitize is None or isinstance(sanitize, str):
+        return sanitize or None
+    names = _list_of(sanitize, 'sanitize')
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f'sanitize must hold names such as \'address\', not '
+                            f'{type(name).__name__}')
+    return ','.join(names) or None
 
 
 def _split_includes(includes):
@@ -325,7 +350,8 @@ def _jobs(jobs):
 def _make_request(strings, *, name=None, functions=None, schemas=(), sources=(),
                   build_dir=None, includes=(), cflags=(), launcher=(), target='xtensa',
                   multicore=False, jobs=None, dry_run=False, verbose=False,
-                  keep_going=False, sdk=None, core=None, xtensa_system=None):
+                  keep_going=False, sdk=None, core=None, xtensa_system=None, ldflags=(),
+                  sanitize=None):
     """A struct bco_request from word lists (nothing is split here)."""
     request = _Request()
     request.name = strings.string(name, 'name')
@@ -347,6 +373,8 @@ def _make_request(strings, *, name=None, functions=None, schemas=(), sources=(),
     request.sdk = strings.string(sdk, 'sdk')
     request.core = strings.string(core, 'core')
     request.xtensa_system = strings.string(xtensa_system, 'xtensa_system')
+    request.ldflags, request.ldflag_count = strings.array(ldflags, 'ldflags')
+    request.sanitize = strings.string(sanitize, 'sanitize')
     return request
 
 
@@ -527,7 +555,8 @@ def _deliver_interrupt(error):
 def compile(name, fn_names, src_files, schema, build_directory,
             includes=[], cflags=[], multicore=False, verbose=False,
             *, jobs=None, target='xtensa', launcher=None, dry_run=False,
-            keep_going=False, sdk=None, core=None, xtensa_system=None):
+            keep_going=False, sdk=None, core=None, xtensa_system=None, ldflags=(),
+            sanitize=None):
     """Builds the custom-op library NAME and returns the list of its paths.
 
     name: the library name (an extension is dropped).  fn_names: the kernel
@@ -549,7 +578,10 @@ def compile(name, fn_names, src_files, schema, build_directory,
     ('xtensa' or 'host'), launcher (a command put before each compile, as
     a string or a list of words; None: $CUSTOM_OP_LAUNCHER), dry_run (print
     the commands on stdout and run none), keep_going, sdk, core,
-    xtensa_system (as the command's options).
+    xtensa_system (as the command's options), ldflags (put at the end of
+    every link, split as cflags are), sanitize (host target: 'address',
+    'undefined', 'address,undefined' or a list of those names; see
+    build-custom-op(1), --sanitize).
 
     Raises BuildError on any failure.  A SIGINT or SIGTERM while the steps
     run stops them and deletes their partial outputs; then the signal means
@@ -573,7 +605,8 @@ def compile(name, fn_names, src_files, schema, build_directory,
         cflags=_split_cflags(cflags),
         launcher=_split_launcher(launcher),
         target=target, multicore=multicore, jobs=jobs, dry_run=dry_run, verbose=verbose,
-        keep_going=keep_going, sdk=sdk, core=core, xtensa_system=xtensa_system)
+        keep_going=keep_going, sdk=sdk, core=core, xtensa_system=xtensa_system,
+        ldflags=_split_flags(ldflags, 'ldflags', 'linker'), sanitize=_sanitizers(sanitize))
     sink = _QuietSink(bool(verbose), bool(dry_run))
     try:
         return _call('bco_build', arguments, sink)

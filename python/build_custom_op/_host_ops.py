@@ -18,8 +18,9 @@ that returns such a dtype; RuntimeError when an input requires grad
 (the op has no derivative: call it inside a torch.autograd.Function); and
 build_custom_op.runner.RunError (a RuntimeError) with the runner's core, op
 and kind for what the runner reports: a number out of its kind's range, a
-fault or broken device rule in the kernel ('op'), a time limit
-('timeout').  Called from TorchScript, each becomes the interpreter's
+fault or broken device rule in the kernel, an output element no core wrote
+('op'), a time limit ('timeout'); and KeyboardInterrupt when Ctrl-C stops a
+call (the next call opens the build again).  Called from TorchScript, each becomes the interpreter's
 RuntimeError with the same message.  Imports torch.
 """
 
@@ -33,7 +34,7 @@ import torch
 
 from build_custom_op import _torch_build
 from build_custom_op import runner
-from build_custom_op._library import _TOP as _SOURCE_TREE
+from build_custom_op._library import _TOP as _SOURCE_TREE, installed as _installed
 
 TIMEOUT_VARIABLE = 'CUSTOM_OP_TIMEOUT'
 # `make install` replaces these with where it put the bridge's source and
@@ -62,9 +63,11 @@ class RegistrationError(Exception):
 
 def _bridge_files():
     """(the bridge's source, the directory of runcustomop.h): the source
-    tree's, else the install's."""
-    candidates = [(os.path.join(_SOURCE_TREE, 'sdk', 'torchneuron', 'bridge', _BRIDGE_SOURCE),
-                   os.path.join(_SOURCE_TREE, 'include'))]
+    tree's (in the source tree's copy of the package), else the install's."""
+    candidates = []
+    if not _installed():
+        candidates.append((os.path.join(_SOURCE_TREE, 'sdk', 'torchneuron', 'bridge',
+                                        _BRIDGE_SOURCE), os.path.join(_SOURCE_TREE, 'include')))
     if not _INSTALLED_DATADIR.startswith('@'):
         candidates.append((os.path.join(_INSTALLED_DATADIR, 'build-custom-op', _BRIDGE_SOURCE),
                            _INSTALLED_INCLUDEDIR))

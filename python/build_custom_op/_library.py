@@ -5,7 +5,8 @@ A library (libbuildcustomop.so, libruncustomop.so) or a program
 repository root, after ``make``, when this package is python/build_custom_op
 of that tree), the install prefix (``make install`` records its library and
 program directories here), then the path in an environment variable of the
-caller's choice.
+caller's choice.  An installed copy of the package never looks at a source
+tree: it has none beside it.
 """
 
 import ctypes
@@ -34,8 +35,14 @@ def _recorded(directory):
     return None if directory.startswith('@') else directory
 
 
+def installed():
+    """True in a copy of the package that make install wrote."""
+    return _recorded(_INSTALLED_LIBDIR) is not None
+
+
 def _candidates(filename, installed_name, installed_directory, variable):
-    yield os.path.join(_TOP, filename)
+    if not installed():
+        yield os.path.join(_TOP, filename)
     if installed_directory is not None:
         yield os.path.join(installed_directory, installed_name)
     path = os.environ.get(variable)

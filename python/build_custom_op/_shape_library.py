@@ -13,7 +13,7 @@ import os
 import torch
 
 from build_custom_op import _torch_build
-from build_custom_op._library import _TOP as _SOURCE_TREE
+from build_custom_op._library import _TOP as _SOURCE_TREE, installed as _installed
 
 INCLUDE_VARIABLE = 'BUILD_CUSTOM_OP_INCLUDE'
 # `make install` replaces this with the directory register.h was installed under.
@@ -35,9 +35,11 @@ class ShapeLibraryError(Exception):
 
 def include_directory():
     """The directory that holds torchneuron/register.h: the source tree's
-    sdk/torchneuron/include, the install's include directory, or
-    $BUILD_CUSTOM_OP_INCLUDE."""
-    candidates = [os.path.join(_SOURCE_TREE, 'sdk', 'torchneuron', 'include')]
+    sdk/torchneuron/include (in the source tree's copy of the package), the
+    install's include directory, or $BUILD_CUSTOM_OP_INCLUDE."""
+    candidates = []
+    if not _installed():
+        candidates.append(os.path.join(_SOURCE_TREE, 'sdk', 'torchneuron', 'include'))
     if not _INSTALLED_INCLUDEDIR.startswith('@'):
         candidates.append(_INSTALLED_INCLUDEDIR)
     if os.environ.get(INCLUDE_VARIABLE):

@@ -203,14 +203,17 @@ def _loaded_shape_ops(path, steps, number, schema_number):
 
 
 def _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose, target,
-                   directory, steps):
-    """Step 4: compile() as the original calls it, plus the target."""
+                   directory, steps, sanitize=None):
+    """Step 4: compile() as the original calls it, plus the target (and the
+    sanitizers, which only this build gets)."""
     arguments = dict(name=f'lib{name}customop.so', fn_names=[op.fn for op in ops],
                      src_files=compute_srcs, schema=[op.schema for op in ops],
                      build_directory=directory, cflags=extra_cflags, verbose=verbose,
                      target=target)
     if multicore:
         arguments['multicore'] = multicore
+    if sanitize:
+        arguments['sanitize'] = sanitize
     try:
         libraries = build_custom_op.compile(**arguments)
     except BuildError as error:
@@ -281,7 +284,8 @@ def _read(path):
 
 
 def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[],
-         build_directory=None, multicore=False, verbose=False, *, target=None, timeout=None):
+         build_directory=None, multicore=False, verbose=False, *, target=None, timeout=None,
+         sanitize=None):
     """Builds a library of custom ops and registers them.
 
     name: the library's name (lib<name>.so, lib<name>shapefcn.so,
@@ -294,6 +298,9 @@ def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[]
     print each step and command.  target: 'xtensa' or 'host' (default:
     $CUSTOM_OP_TARGET, else 'xtensa').  timeout: the seconds a call of a
     host op may take (default: $CUSTOM_OP_TIMEOUT, else no limit).
+    sanitize: the compute build's sanitizers, as compile() takes them
+    (host target only); the shape library is built as without them, with
+    torch's flags.
 
     On the host target, torch.ops.<ns>.<op> then runs the kernel on the
     emulated cores.  On the device target the ops are registered for
@@ -302,12 +309,13 @@ def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[]
     Raises CustomOpError (a BuildError) naming the failed step and file.
     """
     _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
-              build_directory, multicore, verbose, target, register=True, timeout=timeout)
+              build_directory, multicore, verbose, target, register=True, timeout=timeout,
+              sanitize=sanitize)
 
 
 def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
               build_directory, multicore, verbose, target, register, caller=None,
-              timeout=None):
+              timeout=None, sanitize=None):
     """load(); returns the bundle's path (None without a build_directory).
     caller names the call in messages (default: load('NAME'))."""
     target = _target(target)
@@ -345,7 +353,7 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
     if verbose:
         print(f'Using build directory: {directory}')
     libraries = _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose,
-                               target, directory, steps)
+                               target, directory, steps, sanitize)
     bundle_name = f'lib{name}.so'
     try:
         members = _bundle_members(name, shape_data, libraries, directory, ops, target)
@@ -466,7 +474,8 @@ def _register_host(bundle, directory, ops, steps, number, timeout):
         _host_ops.register(base, ops, timeout)
     except _host_ops.RegistrationError as error:
         detail = str(error)
-        if error.kind == 'build':
+        if error.kind == 'build' and 'build-custom-op --target host' in detail:
+            # The runner's advice is for whoever made the build.
             detail += (f'\n({bundle.path} holds these compute libraries, and one of them is '
                        'damaged: build the bundle again with custom_op.load(), or get an '
                        'undamaged copy of it)')

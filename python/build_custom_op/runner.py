@@ -31,6 +31,7 @@ import weakref
 
 # The module itself: the package binds the name _library to a function.
 from build_custom_op._library import load as _load_library, LibraryNotFound as _LibraryNotFound
+from build_custom_op import _profile
 
 __all__ = ['open', 'Library', 'Op', 'RunError', 'RunWarning', 'library_path']
 
@@ -45,7 +46,8 @@ _MESSAGE_SIZE = 12288
 _DEFAULT_TIMEOUT = -1.0
 _TENSOR, _INTEGER, _REAL, _LARGE_INTEGER = range(4)
 _STATUS_NAMES = {1: 'usage', 2: 'argument', 3: 'build', 4: 'op', 5: 'timeout', 6: 'unusable',
-                 7: 'system'}
+                 7: 'system', 8: 'interrupted'}
+_TIMEOUT, _INTERRUPTED = 5, 8
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 # The device dtypes by name, numbered as enum rco_dtype numbers them.
 _DTYPE_NUMBERS = {'uint8': 0, 'int8': 1, 'int16': 2, 'int32': 3, 'int64': 4, 'float16': 5,
@@ -61,7 +63,9 @@ class RunError(RuntimeError):
     about (an int) or None; op is the op's name or None.  kind says what
     went wrong: 'usage', 'argument' (the arguments do not fit the op's
     schema), 'build' (the build cannot be used), 'op' (the op failed on a
-    core), 'timeout', 'unusable' (a call timed out earlier: close the
+    core), 'timeout', 'interrupted' (Ctrl-C stopped it, in a thread other
+    than Python's main thread, where KeyboardInterrupt is raised instead),
+    'unusable' (a call timed out or was interrupted earlier: close the
     library) or 'system'.
     """
 
@@ -116,7 +120,11 @@ _WARN_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_
 class _Options(ctypes.Structure):
     _fields_ = [('cores', ctypes.c_int), ('core_stack', ctypes.c_size_t),
                 ('timeout', ctypes.c_double), ('print', _PRINT_FUNCTION),
-                ('warn', _WARN_FUNCTION), ('context', ctypes.c_void_p)]
+                ('warn', _WARN_FUNCTION), ('context', ctypes.c_void_p),
+                ('output_checks', ctypes.c_int),
+                ('threads', ctypes.c_int), ('stop_on_interrupt', ctypes.c_int)]
+# enum rco_output_checks
+_OUTPUT_CHECKS = {'error': 1, 'warn': 2, 'off': 3}
 
 
 def _declare(library):
@@ -263,7 +271,8 @@ def _mark_written(tensor):
     tensor.as_strided((0,), (1,)).zero_()
 
 
-def open(path, *, cores=None, core_stack=None, timeout=None, on_print=None, on_warning=None):
+def open(path, *, cores=None, core_stack=None, timeout=None, on_print=None, on_warning=None,
+         output_checks=None):
     """Opens the host build at path (BUILD_DIR/NAME, as run-custom-op takes
     it; a str or path-like) and returns a Library.
 
@@ -274,15 +283,18 @@ def open(path, *, cores=None, core_stack=None, timeout=None, on_print=None, on_w
     run (default: core 0's on sys.stdout, the others' on sys.stderr marked
     [core N], as run-custom-op shows them); on_warning(text): receives each
     warning of the runtime (default: a Python warning of category
-    RunWarning).  Raises RunError when the build cannot be opened."""
-    return Library(path, cores, core_stack, timeout, on_print, on_warning)
+    RunWarning); output_checks: 'error', 'warn' or 'off', what output
+    elements no core wrote, two cores wrote, or one core read while another
+    writes them are (None: $BUILD_CUSTOM_OP_OUTPUT_CHECKS, else 'error'; see
+    run-custom-op(1)).  Raises RunError when the build cannot be opened."""
+    return Library(path, cores, core_stack, timeout, on_print, on_warning, output_checks)
 
 
 class Library:
     """An open host build; see open().  Calls on one Library from several
     threads take turns; different Libraries run at the same time."""
 
-    def __init__(self, path, cores, core_stack, timeout, on_print, on_warning):
+    def __init__(self, path, cores, core_stack, timeout, on_print, on_warning, output_checks=None):
         self._handle = None
         self._shared = _load()
         self.path = os.fspath(path)
@@ -307,6 +319,12 @@ class Library:
                                kind='usage')
             options.core_stack = core_stack
         options.timeout = self._seconds(timeout, 'timeout', 0.0)
+        options.stop_on_interrupt = 1
+        if output_checks is not None:
+            if output_checks not in _OUTPUT_CHECKS:
+                raise RunError(f"output_checks={output_checks!r}: expected 'error', 'warn' or "
+                               "'off' (or None)", kind='usage')
+            options.output_checks = _OUTPUT_CHECKS[output_checks]
         options.print = self._print_callback
         options.warn = self._warn_callback
         error = _Error()
@@ -439,7 +457,7 @@ class Library:
         raise RunError(f'{what} has {value.dim()} dimensions; a device tensor has at most '
                        f'{_MAX_RANK}', op=op.name, kind='argument')
 
-    def run(self, op, *args, out=None, shape=None, dtype=None, timeout=None):
+    def run(self, op, *args, out=None, shape=None, dtype=None, timeout=None, profile=False):
         """Runs op (a name or an Op) on every core at once and returns the output.
 
         args: a torch tensor for each Tensor argument, a Python number for
@@ -458,9 +476,13 @@ class Library:
         passes, RunError of kind 'timeout' names the cores still running;
         they are stopped, and the library runs no more ops: close it and
         open the build again.  The call's tensors are then kept until the
-        process ends: a core that did not stop may still use them.  The
-        kernel's printf output and the runtime's warnings reach on_print and
-        on_warning before run returns, also when it raises."""
+        process ends: a core that did not stop may still use them.  Ctrl-C
+        (SIGINT) stops a call as a time limit does, and the process's SIGINT
+        handler then runs: Python's raises KeyboardInterrupt as the call
+        returns.  The kernel's printf output and the runtime's warnings
+        reach on_print and on_warning before run returns, also when it
+        raises.  profile=True returns (output, profile), the call's
+        build_custom_op.Profile (see run-custom-op(1), THE PROFILE)."""
         if isinstance(op, Op):
             op = op.name
         index = self._index.get(op) if isinstance(op, str) else None
@@ -516,11 +538,15 @@ class Library:
                                            kind='argument')
                 _mark_written(out)
             kept.append(written)
-            status = self._run(self._handle, index, self._arguments_pointer, count,
-                               self._output_pointer, seconds, self._error_pointer)
+            try:
+                status = self._run(self._handle, index, self._arguments_pointer, count,
+                                   self._output_pointer, seconds, self._error_pointer)
+            finally:
+                # Also when Ctrl-C raises KeyboardInterrupt as the call returns.
+                if self._error.status in (_TIMEOUT, _INTERRUPTED):
+                    _abandoned.extend(kept)
             failure = _error_of(self._error) if status != 0 else None
-            if failure is not None and failure.kind == 'timeout':
-                _abandoned.extend(kept)
+            measured = _profile.last(self._handle) if profile and failure is None else None
             printed, warned = self._printed, self._warned
             self._printed, self._warned = [], []
         for core, text in printed:
@@ -531,8 +557,8 @@ class Library:
             raise failure
         if copy_back is not None:
             copy_back.copy_(result)
-            return copy_back
-        return result
+            result = copy_back
+        return (result, measured) if profile else result
 
     @staticmethod
     def _sizes(shape, record):

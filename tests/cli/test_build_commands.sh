@@ -1,5 +1,6 @@
 #!/bin/sh
-# test_build_commands.sh - the exact commands of xtensa builds, with the fake toolchain.
+# test_build_commands.sh - the exact commands of xtensa builds, with the
+# fake toolchain, and of host builds (dry runs, with a stand-in compiler).
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/fake/sdk.sh"
 cd "$WORK" || exit 1
@@ -86,6 +87,11 @@ check_eq "each path and flag is one argv word" "$(grep 'k;rm -rf x.cpp>$' argv)"
 "<-g><-std=c++14><-stdlib=libc++-e><-fno-jump-tables><-Os><-Wall><-Werror><-Wno-c99-designator><-mcoproc><-MMD><-MP><-fpic><-mlongcalls><-c><--xtensa-core=ncore2gp><--xtensa-system=/opt/aws/neuron/gpsimd/tools/ncore2gp/config><-DMSG=\"a b\"><-I$WORK/my sdk><-I$WORK/my sdk/torch/include><-I$WORK/my sdk/c10/include><-Iinc dir><-o><b d/k;rm -rf x.o><dir with \$(touch pwned) and spaces/k;rm -rf x.cpp>"
 
 rm -rf build log
+run_bco -j 1 --multicore --ldflag -Wl,-z,now --ldflag '-L/opt/my libs' --name relu \
+	--op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp
+check_eq "--ldflag goes at the end of every link, and nowhere else" "$(grep -c -- '-Wl,-z,now -L/opt/my libs$' log):$(grep -c -- '-Wl,-z,now' log)" "8:8"
+
+rm -rf build log
 run_bco -j 1 --launcher 'fake-launcher --flag' --name relu --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp
 check_eq "the launcher's words come before each compile, not the link or the pack" "$(cut -d' ' -f1-4 log)" \
 "fake-launcher --flag xt-clang++ -g
@@ -146,4 +152,35 @@ run_bco --name relu --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp src2/re
 check_eq "two sources with one base name are refused" "$status:$err" \
 	"1:build-custom-op: sources src/relu.cpp and src2/relu.cc would both compile to build/relu.o; rename one of them (objects are named after the source's base name)"
 check_eq "and nothing was written" "$(ls -A build 2>/dev/null)" ""
+
+# The host target's commands, flag order included: a dry run runs nothing,
+# so a stand-in clang++ on PATH gives the commands build-custom-op makes
+# for clang.  The depfile is named with -MF beside the object, so that it
+# lands there also through a launcher that preprocesses without the -o.
+mkdir -p host_tools
+printf '#!/bin/sh\nexit 0\n' >host_tools/clang++
+chmod +x host_tools/clang++
+HOST_SDK=$TOP/sdk/host
+HOST_CC="-std=c++14 -fPIC -O2 -g -MMD -MP"
+HOST_CHECKS="-Wall -Werror -fstack-clash-protection -Wno-error=format -Wno-error=int-to-pointer-cast -Wno-error=narrowing -Wno-error=constant-conversion -Wno-c99-designator"
+host_dry_run() {
+	run_capture env -u CXX -u CUSTOM_OP_LAUNCHER PATH="$WORK/host_tools:$PATH" "$BCO" -n --target host "$@"
+}
+host_dry_run -B hb --name relu --op 'my_ops::relu(Tensor x) -> Tensor' \
+	--op 'axpy=my_ops::axpy(Tensor x, Scalar a, float b, int c) -> Tensor' \
+	-I inc --cflag -O3 src/relu.cpp src/axpy.cpp
+check_eq "host single-core commands, flag order included" "$status:$out" \
+"0:clang++ $HOST_CC -MF hb/relu.d $HOST_CHECKS -O3 -I$HOST_SDK/include -Iinc -c -o hb/relu.o src/relu.cpp
+clang++ $HOST_CC -MF hb/axpy.d $HOST_CHECKS -O3 -I$HOST_SDK/include -Iinc -c -o hb/axpy.o src/axpy.cpp
+clang++ $HOST_CC -MF hb/wrapper.d $HOST_CHECKS -O3 -I$HOST_SDK/include -c -o hb/wrapper.o hb/wrapper.cpp
+clang++ -shared -o hb/relu.so hb/relu.o hb/axpy.o hb/wrapper.o $HOST_SDK/lib/core_single.o $HOST_SDK/lib/libcustomop_host.a -Wl,-Bsymbolic -Wl,--no-undefined"
+host_dry_run --multicore --launcher 'ccache' -B hm --name relu --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp
+expected="ccache clang++ $HOST_CC -MF hm/relu.d $HOST_CHECKS -I$HOST_SDK/include -c -o hm/relu.o src/relu.cpp
+ccache clang++ $HOST_CC -MF hm/wrapper.d $HOST_CHECKS -I$HOST_SDK/include -c -o hm/wrapper.o hm/wrapper.cpp"
+for core in 0 1 2 3 4 5 6 7; do
+	expected="$expected
+clang++ -shared -o hm/relu_cpu$core.so hm/relu.o hm/wrapper.o $HOST_SDK/lib/core_cpu$core.o $HOST_SDK/lib/libcustomop_host.a -Wl,-Bsymbolic -Wl,--no-undefined"
+done
+check_eq "host multicore commands: compiles through the launcher, one link per core with its core object" \
+	"$status:$out" "0:$expected"
 finish

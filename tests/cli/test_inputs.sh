@@ -27,6 +27,9 @@ Try 'build-custom-op --help' for more information."
 run_bco -n --cflag= --name relu --op "$RELU" relu.cpp
 check_eq "an empty --cflag is refused" "$status:$err" \
 	"1:build-custom-op: cflags: entry 1 is empty: the compiler would take an empty word for a file named ''"
+run_bco -n --ldflag -lm --ldflag= --name relu --op "$RELU" relu.cpp
+check_eq "an empty --ldflag is refused" "$status:$err" \
+	"1:build-custom-op: ldflags: entry 2 is empty: the linker would take an empty word for a file named ''"
 
 mkdir a.cpp
 run_bco -n --name relu --op "$RELU" a.cpp

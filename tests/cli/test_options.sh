@@ -8,8 +8,8 @@ check_eq "--help starts with the usage line" "$(printf '%s\n' "$out" | head -1)"
 	"Usage: build-custom-op [OPTIONS] --name NAME --op [FN=]SCHEMA... SOURCE..."
 check_true "--help teaches with an example" \
 	grep -q "build-custom-op --name relu --op 'my_ops::relu(Tensor x) -> Tensor' relu.cpp" "$WORK/.out"
-for option in --op --name --build-dir --cflag --multicore --target --launcher --emit-wrapper \
-	--dry-run --keep-going --verbose --sdk --core --xtensa-system --version; do
+for option in --op --name --build-dir --cflag --ldflag --multicore --target --sanitize --launcher \
+	--emit-wrapper --dry-run --keep-going --verbose --sdk --core --xtensa-system --version; do
 	check_true "--help documents $option" grep -q -- "$option" "$WORK/.out"
 done
 run_bco -h
@@ -44,6 +44,23 @@ check_eq "-j 2x is a usage error" "$status" 2
 
 run_bco --target arm --name relu --op 'x::relu(Tensor x) -> Tensor' relu.cpp
 check_eq "an unknown target is a usage error" "$status:$err" "2:build-custom-op: unknown target 'arm': use xtensa or host
+Try 'build-custom-op --help' for more information."
+
+run_bco -n --target host --sanitize=address,thread --name relu --op 'x::relu(Tensor x) -> Tensor' relu.cpp
+check_eq "an unknown sanitizer is a usage error that names the ones there are" "$status:$err" \
+	"2:build-custom-op: sanitize 'address,thread': unknown sanitizer 'thread'; the host target has address (AddressSanitizer) and undefined (UndefinedBehaviorSanitizer), or both as address,undefined
+Try 'build-custom-op --help' for more information."
+run_bco -n --target host --sanitize=address, --name relu --op 'x::relu(Tensor x) -> Tensor' relu.cpp
+check_eq "an empty sanitizer name is a usage error" "$status:$err" \
+	"2:build-custom-op: sanitize 'address,': an empty name; list address, undefined or both, separated by a comma (address,undefined)
+Try 'build-custom-op --help' for more information."
+run_bco -n --target host --sanitize= --name relu --op 'x::relu(Tensor x) -> Tensor' relu.cpp
+check_eq "an empty --sanitize is a usage error" "$status:$err" \
+	"2:build-custom-op: --sanitize needs a list of sanitizers: address, undefined or address,undefined
+Try 'build-custom-op --help' for more information."
+run_bco -n --sanitize=undefined --name relu --op 'x::relu(Tensor x) -> Tensor' relu.cpp
+check_eq "the sanitizers are refused on the device, saying what to do" "$status:$err" \
+	"2:build-custom-op: sanitize 'undefined': the sanitizers run on the host target only (the device has no sanitizer runtime); build with --target host (target='host' in Python) and run the op with run-custom-op, or leave the sanitizers out
 Try 'build-custom-op --help' for more information."
 
 run_bco --name relu --op 'x::relu(Tensor x) -> Tensor' "$WORK/missing.cpp"

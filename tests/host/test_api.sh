@@ -26,11 +26,12 @@ float_case 4 "every accessor type by its documented name; close() returns 0" 3 5
 float_case 5 "assert from <torch/torch.h> alone, holding" 1 2 3
 run_driver "$WORK/api/api" api_float f32:3 f32:3:1,2,3 i32:1:6
 case $out in
-"error: core 0: op api_float: assertion failed: x.numel() == 0 ($TOP/tests/host/kernels/api.cpp:43, in "*"api_float("*")")
+"error: core 0: op api_float: assertion failed: x.numel() == 0 ($TOP/tests/host/kernels/api.cpp:49, in "*"api_float("*")")
 	check_eq "a failed assert ends the op with the assertion, not the process" "$status" 1 ;;
-*) check_eq "a failed assert ends the op with the assertion, not the process" "$status $out" "1 error: core 0: op api_float: assertion failed: x.numel() == 0 ($TOP/tests/host/kernels/api.cpp:43, in ...)" ;;
+*) check_eq "a failed assert ends the op with the assertion, not the process" "$status $out" "1 error: core 0: op api_float: assertion failed: x.numel() == 0 ($TOP/tests/host/kernels/api.cpp:49, in ...)" ;;
 esac
 float_case 7 "the coherence policy is COHERENT until set, and shared by copies" 11 11 11
+float_case 8 "fill_ returns the tensor itself, bound to a torch::Tensor&" 1.5 1.5 1.5
 
 # int_case N WHAT EXPECTED...: api_int(x, N) of x = 0 1 2 3 (int32).
 int_case() {

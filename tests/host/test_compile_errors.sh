@@ -85,7 +85,7 @@ chmod +x "$WORK/tools/g++-12"
 ln -s "$WORK/tools/g++-12" "$WORK/with_clang/clang++"
 ln -s "$WORK/tools/g++-12" "$WORK/with_clang/g++"
 ln -s "$WORK/tools/g++-12" "$WORK/without_clang/c++"
-COMMON="-std=c++14 -fPIC -O2 -g -MMD -MP -Wall -Werror -fstack-clash-protection -Wno-error=format -Wno-error=int-to-pointer-cast -Wno-error=narrowing"
+COMMON="-std=c++14 -fPIC -O2 -g -MMD -MP -MF $WORK/n/probe.d -Wall -Werror -fstack-clash-protection -Wno-error=format -Wno-error=int-to-pointer-cast -Wno-error=narrowing"
 TAIL="-I$SDK/include -c -o $WORK/n/probe.o $WORK/probe.cpp"
 # compile_with ENVIRONMENT...: the probe's compile command under env.
 compile_with() {

@@ -55,23 +55,26 @@ run_driver "$LIB" no_dtype f32:2 f32:2
 check_eq "a factory given options without a dtype" "$status $out" \
 	"1 error: core 0: op no_dtype: zeros: the TensorOptions name no dtype: the device's API reference requires one, e.g. torch::zeros(..., torch::kFloat)"
 
-# TCM overruns and misuse.
+# TCM overruns and misuse (tests/run/test_tcm.sh has more).  A fault is
+# reported by the runner, so those cases run through run-custom-op.
 OVERWRITES="on the device this overwrites the next block or a stream accessor's buffer"
+BLOCK_OF_TCM="allocated by tcm_malloc in tcm(at::Tensor const&, int, int)"
 tcm_case() {
 	run_driver "$LIB" tcm f32:4 f32:8:@1 "i32:1:$1" i32:1:0
 }
-tcm_case 0
-check_eq "a write one byte past a 4096-byte block, found at tcm_free" "$status $out" \
-	"1 error: core 0: op tcm: wrote past the end of a 4096-byte TCM block allocated by tcm_malloc (found at tcm_free; $OVERWRITES)"
+python3 "$TOP/tests/run/npy.py" make "$WORK/eight.npy" '<f4' 8 1 2 3 4 5 6 7 8
+run_capture "$RUN" --op tcm --in "$WORK/eight.npy" --scalar 0 --scalar 0 "$LIB"
+check_eq "a write one byte past a 4096-byte block: a fault at the write, naming the block" "$status $err" \
+	"1 run-custom-op: core 0: op tcm: a read or write at byte 4096 of the 4096-byte TCM block $BLOCK_OF_TCM, past its end (on the device it reaches another block or a stream accessor's buffer)"
 tcm_case 1
 check_eq "a write past 100 bytes, in the block's slack, found at the end of the op" "$status $out" \
-	"1 error: core 0: op tcm: wrote past the end of a 100-byte TCM block allocated by tcm_malloc (found at the end of the op; $OVERWRITES)"
+	"1 error: core 0: op tcm: wrote past the end of a 100-byte TCM block $BLOCK_OF_TCM (found at the end of the op; $OVERWRITES)"
 tcm_case 6
-check_eq "tensor_to_tcm of 5 floats into a 16-byte block" "$status $out" \
-	"1 error: core 0: op tcm: wrote past the end of a 16-byte TCM block allocated by tcm_malloc (found at tcm_free; $OVERWRITES)"
+check_eq "tensor_to_tcm of 5 floats into a 16-byte block, found at the copy" "$status $out" \
+	"1 error: core 0: op tcm: tensor_to_tcm: 20 bytes into byte 0 of the 16-byte TCM block $BLOCK_OF_TCM reach 4 bytes past its end (on the device the copy reaches the next block or a stream accessor's buffer)"
 tcm_case 2
 check_eq "tcm_free of a pointer into a block" "$status $out" \
-	"1 error: core 0: op tcm: tcm_free: the pointer is 16 bytes into a 100-byte TCM block allocated by tcm_malloc: free the pointer tcm_malloc returned"
+	"1 error: core 0: op tcm: tcm_free: the pointer is 16 bytes into a 100-byte TCM block $BLOCK_OF_TCM: free the pointer tcm_malloc returned"
 tcm_case 3
 check_eq "a double tcm_free" "$status $out" \
 	"1 error: core 0: op tcm: tcm_free: a double free: the 256-byte TCM block was freed already"
@@ -89,9 +92,9 @@ check_true "the limit kernels build for 8 cores" host_build "$WORK/limits8" limi
 	'tcm=my_ops::tcm(Tensor x, int which, int core) -> Tensor' \
 	'stream=my_ops::stream(Tensor x) -> Tensor' -- "$SOURCE"
 sed 's/^/# /' "$WORK/limits8/build.log"
-run_driver --cores 8 "$WORK/limits8/limits" tcm f32:4 f32:4:1,2,3,4 i32:1:0 i32:1:3
-check_eq "an overrun on core 3 names core 3" "$status $out" \
-	"1 error: core 3: op tcm: wrote past the end of a 4096-byte TCM block allocated by tcm_malloc (found at tcm_free; $OVERWRITES)"
+run_capture "$RUN" --op tcm --in "$WORK/eight.npy" --scalar 0 --scalar 3 "$WORK/limits8/limits"
+check_eq "an overrun on core 3 names core 3" "$status $err" \
+	"1 run-custom-op: core 3: op tcm: a read or write at byte 4096 of the 4096-byte TCM block $BLOCK_OF_TCM, past its end (on the device it reaches another block or a stream accessor's buffer)"
 
 # Multicore: only TCM accessors (element accessors: see test_violations.sh).
 run_driver --cores 8 "$WORK/limits8/limits" stream f32:4 f32:4:1,2,3,4

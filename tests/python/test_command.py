@@ -354,6 +354,11 @@ class LibraryLookupTest(unittest.TestCase):
                     os.path.join(prefix, 'lib', 'libbuildcustomop.so.0'))
         os.mkdir(os.path.join(prefix, 'bin'))
         shutil.copy(BINARY, os.path.join(prefix, 'bin', 'build-custom-op'))
+        # Where a source tree's root would be for the package's copy in the
+        # source tree: an installed copy does not look there.
+        shutil.copy(os.path.join(tap.TOP, 'libbuildcustomop.so'),
+                    os.path.join(prefix, 'lib', 'python3', 'libbuildcustomop.so'))
+        shutil.copy(BINARY, os.path.join(prefix, 'lib', 'python3', 'build-custom-op'))
         environment = dict(os.environ, PYTHONPATH=directory)
         environment.pop('BUILD_CUSTOM_OP_LIBRARY', None)
         environment.pop('BUILD_CUSTOM_OP_PROGRAM', None)

@@ -455,6 +455,38 @@ class CompileTest(tap.FakeToolchainTest):
                      "a file named ''"))
         self.assertEqual(self.logged(), [])
 
+    def test_ldflags_end_every_link_split_as_cflags(self):
+        self.assertEqual(self.build(ldflags=['-Wl,-z,now "-L/opt/my libs"'], multicore=True,
+                                    jobs=1), [f'build/relu_cpu{core}.packed.so' for core in range(8)])
+        links = [line for line in self.logged() if ' -mlsp=' in line]
+        self.assertEqual(links, [
+            f'xt-clang++ {CC_OPT} {CORE} {self.inc()} -o build/relu_cpu{core}.so build/relu.o '
+            f'build/wrapper.o {self.libs(core)} -Wl,-z,now -L/opt/my libs' for core in range(8)])
+        self.assertEqual([line for line in self.logged() if '-z,now' in line], links)
+        error = self.build_error(ldflags=['-lm', "''"])
+        self.assertEqual((error.kind, str(error)), (
+            'input', "ldflags entry 2 \"''\" holds an empty word: the linker would take it for a "
+                     "file named ''"))
+
+    def test_sanitize_names_the_sanitizers_and_the_host_target(self):
+        for sanitize in ('address', ['address', 'undefined'], ('undefined',)):
+            error = self.build_error(sanitize=sanitize)
+            names = sanitize if isinstance(sanitize, str) else ','.join(sanitize)
+            self.assertEqual((error.kind, str(error)), (
+                'usage', f"sanitize '{names}': the sanitizers run on the host target only (the "
+                         "device has no sanitizer runtime); build with --target host "
+                         "(target='host' in Python) and run the op with run-custom-op, or leave "
+                         "the sanitizers out"))
+        error = self.build_error(sanitize='thread', target='host')
+        self.assertEqual((error.kind, str(error)), (
+            'usage', "sanitize 'thread': unknown sanitizer 'thread'; the host target has address "
+                     "(AddressSanitizer) and undefined (UndefinedBehaviorSanitizer), or both as "
+                     "address,undefined"))
+        self.assertEqual(self.build(sanitize=[]), ['build/relu.packed.so'])
+        with self.assertRaises(TypeError) as caught:
+            self.build(sanitize=[1])
+        self.assertEqual(str(caught.exception), "sanitize must hold names such as 'address', not int")
+
     def test_a_megabyte_of_cflags_is_split(self):
         # Split in one pass in C (bco_split_words); bench/ measures that the
         # time grows linearly.

@@ -6,6 +6,8 @@
  * core with -DCORE=I (fake_cpuI.so) and once without (fake.so, single-core).
  * Every op works on float32 tensors and writes its core's share of the
  * output: elements [n*c/8, n*(c+1)/8) on core c, all of them single-core.
+ * Its writes go through plain pointers, so it keeps the core ledger itself:
+ * the output elements it wrote, as the runtime records them.
  *
  * MAP_ANONYMOUS is outside POSIX.1-2008. */
 #define _DEFAULT_SOURCE
@@ -41,6 +43,8 @@ static const char *const op_names[] = {
 #define OP_COUNT ((int)(sizeof op_names / sizeof op_names[0]))
 
 static int run_count;
+/* The output elements this call wrote, for the ledger. */
+static struct customop_host_range written;
 
 int customop_host_linked_core(void)
 {
@@ -81,6 +85,13 @@ static void share(int64_t n, int64_t *start, int64_t *end)
 	*end = n * (LINKED_CORE + 1) / 8;
 }
 
+/* Notes that the call wrote output elements [begin, end). */
+static void wrote(int64_t begin, int64_t end)
+{
+	written.begin = begin;
+	written.end = end;
+}
+
 static void say(struct customop_host_call *call, const char *text)
 {
 	call->print(call->context, this_core(), text, strlen(text));
@@ -103,6 +114,7 @@ static int scale2(struct customop_host_call *call)
 	share(element_count(x), &start, &end);
 	for (int64_t i = start; i < end; i++)
 		out[i] = 2 * in[i];
+	wrote(start, end);
 	return 0;
 }
 
@@ -126,6 +138,7 @@ static int axpby(struct customop_host_call *call)
 	share(element_count(&args[0]), &start, &end);
 	for (int64_t i = start; i < end; i++)
 		out[i] = i < n ? (float)(a * x[i] + b * y[i]) : 0.0f;
+	wrote(start, end);
 	return 0;
 }
 
@@ -140,6 +153,7 @@ static int scalar_dtype(struct customop_host_call *call)
 	out[0] = (float)s->dtype;
 	out[1] = s->dtype == CUSTOMOP_HOST_INT64 ? (float)*(const int64_t *)s->data
 	                                         : *(const float *)s->data;
+	wrote(0, 2);
 	return 0;
 }
 
@@ -153,6 +167,7 @@ static int fill(struct customop_host_call *call)
 	share(element_count(call->output), &start, &end);
 	for (int64_t i = start; i < end; i++)
 		out[i] = value;
+	wrote(start, end);
 	return 0;
 }
 
@@ -170,8 +185,10 @@ static int copies(struct customop_host_call *call)
 {
 	run_count++;
 	float *out = call->output->data;
-	if (element_count(call->output) > this_core())
+	if (element_count(call->output) > this_core()) {
 		out[this_core()] = (float)run_count;
+		wrote(this_core(), this_core() + 1);
+	}
 	return 0;
 }
 
@@ -205,10 +222,24 @@ static int fault_on(struct customop_host_call *call, int core, const char *op)
 	return violation(call, "the fault did not happen");
 }
 
+static int run_op(struct customop_host_call *call);
+
 int customop_host_run(struct customop_host_call *call)
 {
 	if (call->abi_version != CUSTOMOP_HOST_ABI_VERSION)
 		return violation(call, "wrong ABI version");
+	written.begin = written.end = 0;
+	int status = run_op(call);
+	memset(&call->ledger, 0, sizeof call->ledger);
+	call->ledger.coverage_recorded = (call->record & CUSTOMOP_HOST_RECORD_COVERAGE) != 0;
+	call->ledger.written.ranges = &written;
+	call->ledger.written.range_count = written.end > written.begin;
+	call->ledger.written.count = written.end - written.begin;
+	return status;
+}
+
+static int run_op(struct customop_host_call *call)
+{
 	if (strcmp(call->op, "scale2") == 0)
 		return scale2(call);
 	if (strcmp(call->op, "axpby") == 0)

@@ -47,10 +47,21 @@ check_file "scale2 single-core output" "$WORK/out.npy" "$WORK/y.npy"
 run_op --op scale2 --cores 1 --in "$WORK/x_big.npy" --expect "$WORK/y.npy" "$S/fake"
 check_eq "big-endian input read in host order; --cores 1 picks NAME.so" "$status:$err" "0:"
 
+rm -f "$WORK/out.npy"
 run_op --op copies --in "$WORK/x.npy" --out "$WORK/out.npy" "$M/fake"
-check_eq "each core is its own copy of its library; unwritten elements are NaN" \
-	"$status:$(npy show "$WORK/out.npy")" \
-	"0:<f4 (2, 5): 1.0 1.0 1.0 1.0 1.0 1.0 1.0 1.0 nan nan"
+check_eq "elements no core wrote are an error, and no output is written" \
+	"$status:$err:$(ls "$WORK/out.npy" 2>&1 >/dev/null | wc -l)" \
+	"1:run-custom-op: op copies: output coverage: elements [8, 10) of the output (row 1) were written by no core (on the device they keep what the output buffer held before the op):1"
+run_op --op copies --in "$WORK/x.npy" --out "$WORK/out.npy" --output-checks warn "$M/fake"
+check_eq "each core is its own copy of its library; with --output-checks warn, unwritten elements are NaN" \
+	"$status:$err:$(npy show "$WORK/out.npy")" \
+	"0:run-custom-op: warning: op copies: output coverage: elements [8, 10) of the output (row 1) were written by no core (on the device they keep what the output buffer held before the op):<f4 (2, 5): 1.0 1.0 1.0 1.0 1.0 1.0 1.0 1.0 nan nan"
+
+npy make "$WORK/column.npy" '<f4' 5,1,2 1 2 3 4 5 6 7 8 9 10
+run_op --op scale2 --in "$WORK/column.npy" --out "$WORK/out.npy" "$M/fake"
+check_eq "a dimension of size 1 in the input and the output: contiguous, and run" \
+	"$status:$err:$(npy show "$WORK/out.npy")" \
+	"0::<f4 (5, 1, 2): 2.0 4.0 6.0 8.0 10.0 12.0 14.0 16.0 18.0 20.0"
 
 # ---- --expect ----
 npy make "$WORK/want.npy" '<f4' 2,5 2 4 6 8 10 12 14 16 18.5 21
@@ -180,6 +191,32 @@ check_eq "a fault elsewhere is a segmentation fault with its address" "$status:$
 run_op --op unguarded --in "$WORK/x.npy" "$M/fake"
 check_eq "a withdrawn guard region no longer counts as a stack" "$status:$(echo "$err" | sed 's/0x[0-9a-f]*/ADDRESS/')" \
 	"1:run-custom-op: core 3: op unguarded: segmentation fault (SIGSEGV) at address ADDRESS; the kernel used memory it does not own"
+
+# ---- Ctrl-C ----
+# The mischief build's kernels: 5 never returns, 6 waits in a system call.
+# interrupted ARGS...: runs the runner on them, and after a second sends it
+# SIGINT; sets $ended ("signal INT", ...) and $err.
+MISCHIEF=$TOP/tests/run/mischief
+npy make "$WORK/ten.npy" '<f4' 10 -5 -4 -3 -2 -1 0 1 2 3 4
+interrupted() {
+	start_reporting_end "$WORK/ended" "$RUN" --op mischief --in "$WORK/ten.npy" "$@" \
+		2>"$WORK/.err"
+	sleep 1
+	kill -INT "$pid"
+	wait_for_end "$WORK/ended"
+	ended=$(cat "$WORK/ended")
+	err=$(grep -v "^==[0-9]*==WARNING: ASan doesn't fully support makecontext/swapcontext" "$WORK/.err")
+}
+interrupted --scalar 5 --scalar 0 --out "$WORK/stopped.npy" "$MISCHIEF/single/mischief"
+check_eq "Ctrl-C stops a kernel that never returns; the program says so and ends by SIGINT" \
+	"$ended:$err" \
+	"signal INT:run-custom-op: core 0: op mischief: still running when the op was interrupted (SIGINT): stopped"
+check_true "no output is written after Ctrl-C" test ! -e "$WORK/stopped.npy"
+interrupted --scalar 6 --scalar -1 "$MISCHIEF/multi/mischief"
+check_eq "Ctrl-C on eight cores: the core stopped, and those not started" \
+	"$ended:$(echo "$err" | head -n 2)" \
+	"signal INT:run-custom-op: core 0: op mischief: still running when the op was interrupted (SIGINT): stopped
+run-custom-op: core 1: op mischief: not started when the op was interrupted (SIGINT)"
 
 # ---- finding the build ----
 mkdir -p "$WORK/xtensa"

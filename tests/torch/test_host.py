@@ -58,7 +58,7 @@ def in_a_fresh_process(lines, *argv, bundles='fresh'):
               "custom_op.load_library('fixture/libfixture.so', target='host')\n" + lines)
     environment = dict(os.environ, BUILD_CUSTOM_OP_BUNDLES=os.path.join(state['work'], bundles))
     done = subprocess.run([python, '-c', script, *argv], cwd=state['work'], env=environment,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, timeout=300)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -235,6 +235,46 @@ class HostTest(unittest.TestCase):
                 torch.ops.test_ops.fault(y, 4)
         self.assertEqual(str(raised.exception), 'core 0: op fault: mode 4 warns')
         self.assertSameBits(torch.ops.test_ops.fault(y, 0), y)
+
+    def test_output_checks_and_profiles_through_torch_ops(self):
+        import build_custom_op
+        torch = self.torch
+        x = torch.tensor([3000.0, -1.0, 2.0, -3.0, 4.0, -5.0, 6.0, -7.0, 8.0])
+        self.expect_fault(lambda: torch.ops.my_ops.relu_forward(x), None, 'relu_forward',
+                          r'^op relu_forward: output coverage: elements \[7, 9\) of the output '
+                          r'were written by no core \(on the device they keep what the output '
+                          r'buffer held before the op\)$')
+        x[0] = 1.0
+        with build_custom_op.profile() as profiles:
+            self.assertSameBits(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+        self.assertEqual([(p.op, len(p.cores)) for p in profiles], [('relu_forward', 8)])
+        self.assertEqual([core.output_elements_written for core in profiles[0].cores],
+                         [1, 1, 1, 1, 1, 1, 1, 2])
+        self.assertEqual([core.tensor_to_tcm_bytes for core in profiles[0].cores],
+                         [12, 12, 12, 12, 12, 12, 12, 16],
+                         'the first element read twice, then the share')
+
+    def test_output_checks_from_the_environment_in_a_fresh_process(self):
+        python = tap.torch_python() or sys.executable
+        script = (
+            'import sys, warnings, torch\n'
+            f'sys.path.insert(0, {os.path.join(fixture.TOP, "python")!r})\n'
+            'from build_custom_op import custom_op\n'
+            "custom_op.load_library('faults/librelu.so', target='host')\n"
+            'x = torch.tensor([3000.0, -1.0, 2.0, -3.0, 4.0, -5.0, 6.0, -7.0, 8.0])\n'
+            'with warnings.catch_warnings(record=True) as caught:\n'
+            '    warnings.simplefilter("always")\n'
+            '    y = torch.ops.my_ops.relu_forward(x)\n'
+            'print([str(w.message) for w in caught])\n'
+            'print(torch.isnan(y).tolist())\n')
+        environment = dict(os.environ, BUILD_CUSTOM_OP_OUTPUT_CHECKS='warn',
+                           BUILD_CUSTOM_OP_BUNDLES=os.path.join(state['work'], 'fresh-checks'))
+        done = subprocess.run([python, '-c', script], cwd=state['work'], env=environment,
+                              capture_output=True, text=True)
+        self.assertEqual((done.returncode, done.stdout), (0, (
+            "['op relu_forward: output coverage: elements [7, 9) of the output were written by no "
+            "core (on the device they keep what the output buffer held before the op)']\n"
+            '[False, False, False, False, False, False, False, True, True]\n')), done.stderr)
 
     def test_inputs_the_device_cannot_take_are_refused(self):
         torch = self.torch
@@ -438,6 +478,18 @@ class HostTest(unittest.TestCase):
         # The ops still run the compute library loaded before.
         x = self.torch.linspace(-1.0, 1.0, 9)
         self.assertSameBits(self.torch.ops.my_ops.relu_forward(x), self.torch.relu(x))
+
+    def test_ctrl_c_stops_an_op(self):
+        status, stdout, stderr = in_a_fresh_process(
+            'import os, signal, threading\n'
+            'threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()\n'
+            'try:\n'
+            '    torch.ops.test_ops.fault(torch.ones(3), 3)   # never returns\n'
+            'except KeyboardInterrupt:\n'
+            '    print("KeyboardInterrupt")\n'
+            'print(torch.ops.test_ops.fault(torch.ones(3), 0).tolist())\n',
+            bundles='fresh-interrupt')
+        self.assertEqual((status, stdout), (0, 'KeyboardInterrupt\n[1.0, 1.0, 1.0]\n'), stderr)
 
     def test_load_library_in_a_fresh_process(self):
         status, stdout, stderr = in_a_fresh_process(

@@ -82,6 +82,19 @@ void element_store_integer(void *element, c10::ScalarType type, int64_t value)
     }
 }
 
+int64_t element_count(const customop_host_tensor &tensor)
+{
+    int64_t count = 1;
+    for (int d = 0; d < tensor.rank; d++)
+        count *= tensor.sizes[d];
+    return count;
+}
+
+size_t byte_count(const customop_host_tensor &tensor)
+{
+    return static_cast<size_t>(element_count(tensor)) * c10::elementSize(static_cast<c10::ScalarType>(tensor.dtype));
+}
+
 char *element_address(const TensorImpl &tensor, int64_t index)
 {
     int64_t offset = 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "neuron/host/tensor.h"
+#include "neuron/host_abi.h"
 
 namespace neuron_host {
 
@@ -16,6 +17,9 @@ double element_load_double(const void *element, c10::ScalarType type);
 int64_t element_load_integer(const void *element, c10::ScalarType type);
 void element_store_double(void *element, c10::ScalarType type, double value);
 void element_store_integer(void *element, c10::ScalarType type, int64_t value);
+// The elements and the bytes of a tensor as the host passes it.
+int64_t element_count(const customop_host_tensor &tensor);
+size_t byte_count(const customop_host_tensor &tensor);
 // The address of the element at a row-major index, following the strides.
 char *element_address(const TensorImpl &tensor, int64_t index);
 // "[2, 3]"

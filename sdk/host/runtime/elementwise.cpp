@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "elements.h"
+#include "ledger.h"
 #include "runtime.h"
 #include "torch/torch.h"
 
@@ -102,6 +103,18 @@ Tensor prepare_out(const char *name, Tensor *out, const TensorImpl &self, Scalar
     return *out;
 }
 
+// What the core ledger is told of one op: its operands read (other is
+// NULL for a scalar or none), its result written.
+void account(const TensorImpl &self, const TensorImpl *other, const TensorImpl &target)
+{
+    size_t read = self.byte_size() + (other ? other->byte_size() : 0);
+    neuron_host::ledger_elementwise(self.numel, read + target.byte_size());
+    neuron_host::ledger_read(self, self.data, self.byte_size());
+    if (other)
+        neuron_host::ledger_read(*other, other->data, other->byte_size());
+    neuron_host::ledger_write(target, target.data, target.byte_size());
+}
+
 struct UnaryRule {
     const char *name;
     double (*on_floating)(double);
@@ -128,6 +141,7 @@ Tensor unary(const UnaryRule &rule, Tensor *out, const Tensor &self_tensor)
             neuron_host::element_store_integer(to, target.dtype,
                                                rule.on_integers(neuron_host::element_load_integer(from, self.dtype)));
     }
+    account(self, nullptr, target);
     return result;
 }
 
@@ -166,6 +180,7 @@ Tensor binary(const BinaryRule &rule, Tensor *out, const Tensor &self_tensor, co
                 to, target.dtype,
                 rule.on_integers(neuron_host::element_load_integer(from, self.dtype), other.as_integer(i), alpha.toLong()));
     }
+    account(self, other.tensor, target);
     return result;
 }
 
@@ -252,6 +267,7 @@ Tensor clamp_into(Tensor *out, const Tensor &self_tensor, const Scalar &min, con
             neuron_host::element_store_integer(to, target.dtype, value);
         }
     }
+    account(self, nullptr, target);
     return result;
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "elements.h"
+#include "ledger.h"
 #include "runtime.h"
 #include "torch/torch.h"
 
@@ -64,6 +65,7 @@ Tensor filled(IntArrayRef sizes, const Scalar &value, TensorOptions options, con
         neuron_host::element_store_integer(first, impl.dtype, value.toLong());
     for (int64_t i = 1; i < impl.numel; i++)
         memcpy(first + static_cast<size_t>(i) * size, first, size);
+    neuron_host::ledger_elementwise(impl.numel, impl.byte_size());
     return tensor;
 }
 
@@ -71,7 +73,9 @@ Tensor filled(IntArrayRef sizes, const Scalar &value, TensorOptions options, con
 
 Tensor empty(IntArrayRef sizes, TensorOptions options)
 {
-    return neuron_host::make_tensor(dtype_of(options, "empty"), sizes, "empty");
+    Tensor tensor = neuron_host::make_tensor(dtype_of(options, "empty"), sizes, "empty");
+    neuron_host::ledger_track(neuron_host::TensorInternals::impl(tensor), true);
+    return tensor;
 }
 
 Tensor full(IntArrayRef sizes, const Scalar &value, TensorOptions options)

@@ -8,6 +8,7 @@
 #include "neuron/neuron-utils.hpp"
 #include "neuron/wrapper_api.h"
 #include "elements.h"
+#include "ledger.h"
 #include "runtime.h"
 
 namespace neuron_host {
@@ -28,19 +29,6 @@ const int no_counter = -1;
 
 MarshalState state;
 
-int64_t element_count(const customop_host_tensor &tensor)
-{
-    int64_t count = 1;
-    for (int d = 0; d < tensor.rank; d++)
-        count *= tensor.sizes[d];
-    return count;
-}
-
-size_t byte_count(const customop_host_tensor &tensor)
-{
-    return static_cast<size_t>(element_count(tensor)) * c10::elementSize(static_cast<c10::ScalarType>(tensor.dtype));
-}
-
 // A tensor over the host's memory: argument number (from 1), or the
 // output (-1).  A 64-bit one gets the device's warning.
 at::Tensor wrap(const customop_host_tensor &tensor, int number)
@@ -50,6 +38,7 @@ at::Tensor wrap(const customop_host_tensor &tensor, int number)
     auto impl = std::make_shared<TensorImpl>(static_cast<c10::ScalarType>(tensor.dtype), sizes, strides, tensor.data,
                                              false);
     impl->argument = number;
+    ledger_track(*impl, false);
     return TensorInternals::wrap(std::move(impl));
 }
 
@@ -211,6 +200,7 @@ void customop_return_tensor(at::Tensor &result)
     size_t size = c10::elementSize(from.dtype);
     for (int64_t i = 0; i < from.numel; i++)
         memcpy(element_address(to, i), element_address(from, i), size);
+    ledger_result_copied(from);
 }
 
 void customop_cleanup()

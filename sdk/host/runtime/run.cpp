@@ -11,7 +11,9 @@
 
 #include "neuron/host_abi.h"
 #include "neuron/wrapper_api.h"
+#include "ledger.h"
 #include "runtime.h"
+#include "sanitizer.h"
 
 namespace neuron_host {
 namespace {
@@ -27,6 +29,11 @@ struct RunState {
     bool violated;
     // Here rather than in a frame: the core stack is the kernel's.
     char escaped[CUSTOMOP_HOST_ERROR_SIZE / 2];
+    // With ASan: the caller's stack and its fake frames while the core
+    // stack runs, and the call's reports.
+    FiberStack host_stack;
+    void *host_fake_stack;
+    customop_host_report_sink reports;
 };
 
 RunState state;
@@ -35,11 +42,14 @@ RunState state;
 // resumes customop_host_run.
 void core_entry()
 {
+    fiber_arrive(nullptr);
     run_catching_exceptions([](void *) {
         op_begin();
         state.launcher();
         op_end();
     }, nullptr);
+    // Back to customop_host_run through uc_link; this stack is done with.
+    fiber_leave(nullptr, state.host_stack);
 }
 
 // "std::runtime_error: text", or the type alone when it is no std::exception.
@@ -169,6 +179,7 @@ void run_catching_exceptions(void (*function)(void *), void *argument)
 void abandon_run()
 {
     state.violated = true;
+    fiber_leave(nullptr, state.host_stack);
     setcontext(&state.host_context);
     // setcontext returns only when the context is unusable, which cannot
     // happen for one swapcontext saved; there is nowhere else to go.
@@ -230,16 +241,30 @@ CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
     tcm_begin_run();
     warnings_reset();
     state.violated = false;
+    FiberStack core = fiber_stack(state.stack.low, state.stack.size);
+    stack_unpoison(core);
+    state.host_stack = thread_stack();
+    reports_watch(&state.reports);
+    ledger_begin(call);
+    fiber_leave(&state.host_fake_stack, core);
     // Back here when the launcher returns, or from abandon_run().
-    swapcontext(&state.host_context, &state.core_context);
+    context_swap(&state.host_context, &state.core_context);
+    fiber_arrive(state.host_fake_stack);
+    ledger_end(call);
+    int reports = reports_count(&state.reports);
     if (state.violated) {
         stack_switch_reset();
         tcm_release_run();
     }
+    // ASan reported and let the kernel go on to its end (or to a
+    // violation): the first report is the op's error.
+    if (reports)
+        fail(call, "%s (%d AddressSanitizer report%s during the op; the first is on stderr, with its stack)",
+             state.reports.summary, reports, reports == 1 ? "" : "s");
     announce_core_stack(call, nullptr);
     marshal_reset();
     state.call = nullptr;
-    return state.violated ? -1 : 0;
+    return state.violated || reports ? -1 : 0;
 }
 
 // When the library is unloaded: the core stack it kept.

@@ -88,6 +88,16 @@ void *tcm_allocate(size_t bytes, const char *owner);
 void tcm_give_back(void *block, const char *found_at);
 size_t tcm_free_bytes();
 size_t tcm_pool_size();
+// tcm.cpp: the most of the pool in use since tcm_peak_reset, in bytes (of
+// 64-byte blocks, as the device counts them).
+void tcm_peak_reset();
+uint64_t tcm_peak_bytes();
+// tcm.cpp: customop_host_call.describe_fault (see host_abi.h).
+int tcm_describe_fault(const void *address, char *text, size_t size);
+
+// code_address.cpp: " in FUNCTION" for a code address inside a function
+// that has a dynamic symbol, else "" (text holds size bytes).
+void describe_code_address(const void *address, char *text, size_t size);
 
 // streams.cpp: forgets the streams of a run that a violation or a fault
 // ended, and marks the end of a run.

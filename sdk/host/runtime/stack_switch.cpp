@@ -8,6 +8,7 @@
 #include "neuron/host/violation.h"
 #include "elements.h"
 #include "runtime.h"
+#include "sanitizer.h"
 #include "stack_switch.hpp"
 
 bool switched_stack = false;
@@ -20,12 +21,14 @@ struct SwitchState {
     GuardedStack heap_stack;
     ucontext_t launcher_context; // where switchBack returns to
     ucontext_t heap_context;
+    void *core_fake_stack;       // with ASan: the core stack's fake frames meanwhile
 };
 
 SwitchState state;
 
 void heap_entry()
 {
+    fiber_arrive(nullptr);
     run_catching_exceptions([](void *) { state.wrapper(); }, nullptr);
     // The generated wrapper ends in switchBack(); on the device, returning
     // from the switched stack instead would crash.
@@ -89,8 +92,12 @@ int customop_host_switch_stack_or_call(void (*wrapper)(), size_t stack_size)
     state.heap_context.uc_link = nullptr;
     makecontext(&state.heap_context, heap_entry, 0);
     switched_stack = true;
-    swapcontext(&state.launcher_context, &state.heap_context);
+    FiberStack heap = fiber_stack(state.heap_stack.low, state.heap_stack.size);
+    stack_unpoison(heap);
+    fiber_leave(&state.core_fake_stack, heap);
+    context_swap(&state.launcher_context, &state.heap_context);
     // switchBack() brought us back to the core stack.
+    fiber_arrive(state.core_fake_stack);
     stack_switch_reset();
     return 0;
 }
@@ -101,6 +108,7 @@ void switchBack()
         violation("switchBack() called without a stack switch");
     if (const at::Tensor *result = marshal_returned_result())
         warn_result_leak(*result);
+    fiber_leave(nullptr, fiber_stack(core_stack().low, core_stack().size));
     setcontext(&state.launcher_context);
     __builtin_trap();
 }

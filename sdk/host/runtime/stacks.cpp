@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "sanitizer.h"
 
 namespace neuron_host {
 namespace {
@@ -28,12 +29,12 @@ bool guarded_stack_create(GuardedStack *stack, size_t size, const char *descript
     // up; the rest of its last page lies above the top, unused.
     size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     size_t usable = round_up(size < 16 ? 16 : size, 16);
-    size_t total = guard_size + round_up(usable, page);
+    size_t total = guard_size + sanitizer_stack_room + round_up(usable, page);
     void *mapping = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mapping == MAP_FAILED)
         return false;
-    char *low = static_cast<char *>(mapping) + guard_size;
-    if (mprotect(low, total - guard_size, PROT_READ | PROT_WRITE) != 0) {
+    char *low = static_cast<char *>(mapping) + guard_size + sanitizer_stack_room;
+    if (mprotect(low - sanitizer_stack_room, total - guard_size, PROT_READ | PROT_WRITE) != 0) {
         munmap(mapping, total);
         return false;
     }

@@ -22,6 +22,7 @@
 #include "neuron/host/accessors.h"
 #include "neuron/host/violation.h"
 #include "elements.h"
+#include "ledger.h"
 #include "runtime.h"
 
 namespace neuron_host {
@@ -226,8 +227,10 @@ StreamAccessorBase::~StreamAccessorBase()
     if (state_ != stream_open_state)
         return;
     // After a violation or a fault ended the run, the slot is gone.
-    if (Stream *stream = find(slot_, serial_))
+    if (Stream *stream = find(slot_, serial_)) {
+        ledger_stream(*tensor_, next_, element_size_, writes_, stream->buffer != nullptr);
         close_slot(*stream, "the destruction of the stream accessor");
+    }
 }
 
 void StreamAccessorBase::stop(const char *operation) const
@@ -246,9 +249,11 @@ int StreamAccessorBase::close_stream()
                   state_ == stream_closed_state ? "on a stream that is closed already"
                                                 : "on a stream accessor that was moved from");
     state_ = stream_closed_state;
-    next_ = end_;
-    if (Stream *stream = find(slot_, serial_))
+    if (Stream *stream = find(slot_, serial_)) {
+        ledger_stream(*tensor_, next_, element_size_, writes_, stream->buffer != nullptr);
         close_slot(*stream, "close()");
+    }
+    next_ = end_;
     return 0;
 }
 

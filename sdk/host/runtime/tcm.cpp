@@ -2,21 +2,45 @@
  * the stream accessors' buffers, and tcm_accessor's copies.
  *
  * The pool is counted in 64-byte blocks, as the device's is, so the same
- * requests succeed and fail.  In memory, though, every block is followed by
- * a guard region of its own size: block i lives at arena + 2 * 64 * i, so
- * an allocation of k blocks has k * 64 bytes after it that no other
- * allocation uses.  The guard (and the slack between the bytes asked for and
- * the end of the last block) holds a pattern that is checked when the block
- * is given back and at the end of each op: on the device, writing there
- * would corrupt the next block or a stream accessor's buffer. */
+ * requests succeed and fail.  In memory, though, every allocation lives on
+ * pages of its own, between pages that are not mapped for access
+ * (PROT_NONE), so that a stray access faults where it happens:
+ *
+ *   - allocation i (the one whose first 64-byte block is block i) lives in
+ *     slot i of an address range reserved once per core: a guard page, then
+ *     256 slots of (16 KiB of data pages + 1 guard page);
+ *   - a block's bytes end where its slot's data pages end: the first byte
+ *     past a block whose size is a multiple of 64 is on a guard page.  A
+ *     block stays 64-byte aligned, as on the device, so one whose size is
+ *     not a multiple of 64 has up to 63 bytes of slack after it before the
+ *     guard page; and a block smaller than its pages has the rest of its
+ *     first page before it;
+ *   - the slack, the bytes before the block on its first page, and a
+ *     fresh block itself hold the fill pattern (bytes FF FF FF 7F: NaN as
+ *     float32, float16 and bfloat16, 2147483647 as int32), so a read of TCM
+ *     the kernel never wrote gives a result that shows.  The slack and the
+ *     bytes before are checked when the block is freed and at the end of
+ *     each op: a write there is reported then;
+ *   - after tcm_free the block's pages stay mapped, refilled with the
+ *     pattern (mapping and unmapping on every tcm_malloc and tcm_free would
+ *     cost two system calls each); they are checked at the end of each op
+ *     and when the slot is handed out again.
+ *
+ * A fault in the reserved range is described by tcm_describe_fault, which
+ * the runner calls (customop_host_call.describe_fault).  tensor_to_tcm and
+ * tcm_to_tensor check their TCM range against the block themselves. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "neuron/host/accessors.h"
 #include "neuron/host/violation.h"
 #include "elements.h"
+#include "ledger.h"
 #include "runtime.h"
+#include "tcm_poison.h"
 #include "torch/torch.h"
 
 namespace neuron_host {
@@ -25,17 +49,19 @@ namespace {
 const size_t pool_size = 16 * 1024;
 const size_t block_size = 64;
 const size_t block_count = pool_size / block_size;
-const size_t block_stride = 2 * block_size; // the block and its guard
-const unsigned char guard_byte = 0xfd;
+// The fill pattern, repeated from every address that is a multiple of 4.
+const unsigned char fill_bytes[4] = {0xff, 0xff, 0xff, 0x7f};
+const char *const tcm_malloc_owner = "tcm_malloc";
 
 struct Pool {
-    alignas(block_size) unsigned char arena[block_count * block_stride];
-    // For the first block of each allocation: its length in blocks (0 for
-    // free blocks and the rest of an allocation), the bytes asked for, and
-    // who asked ("tcm_malloc", or a stream accessor for its buffer).
+    // The device's accounting.  For the first block of each allocation:
+    // its length in blocks (0 for free blocks and the rest of an
+    // allocation), the bytes asked for, who asked ("tcm_malloc", or a
+    // stream accessor for its buffer) and from where (tcm_malloc's caller).
     uint16_t length[block_count];
     size_t requested[block_count];
     const char *owner[block_count];
+    const void *caller[block_count];
     bool used[block_count];
     // A block that was the start of an allocation since freed, and not
     // reused: freeing it again is a double free.
@@ -47,40 +73,176 @@ struct Pool {
     // From tcm_begin_run to tcm_end_run or tcm_release_run: still set at the
     // next run when a fault abandoned the last one.
     bool run_in_progress;
+    size_t blocks_in_use;
+    size_t peak_blocks; // since tcm_peak_reset
+
+    // The memory: NULL until the first allocation.
+    char *area;
+    size_t area_size;
+    size_t page;
+    size_t data_size; // the data pages of a slot: 16 KiB rounded up to pages
+    size_t slot_size; // data_size and a guard page
+    // How many pages at the end of each slot's data pages are readable and
+    // writable now (they hold the pattern outside a live block's bytes).
+    uint16_t open_pages[block_count];
 };
 
 Pool pool;
 
-unsigned char *memory_of(size_t start)
+size_t rounded_size(size_t bytes)
 {
-    return pool.arena + start * block_stride;
+    return bytes == 0 ? block_size : (bytes + block_size - 1) / block_size * block_size;
 }
 
-// Where the guard of the allocation at start was first overwritten, as an
-// offset from the end of the bytes asked for; -1 when it is intact.
-long damaged_guard(size_t start)
+char *slot_data_end(size_t slot)
 {
-    const unsigned char *memory = memory_of(start);
-    size_t end = pool.length[start] * block_stride;
-    for (size_t i = pool.requested[start]; i < end; i++)
-        if (memory[i] != guard_byte)
-            return static_cast<long>(i - pool.requested[start]);
-    return -1;
+    return pool.area + pool.page + slot * pool.slot_size + pool.data_size;
+}
+
+// Where the bytes of the allocation at start begin.
+char *block_memory(size_t start)
+{
+    return slot_data_end(start) - rounded_size(pool.requested[start]);
+}
+
+size_t pages_for(size_t bytes)
+{
+    return (bytes + pool.page - 1) / pool.page;
+}
+
+bool is_tcm_malloc_block(size_t start)
+{
+    return pool.length[start] && pool.owner[start] == tcm_malloc_owner;
+}
+
+// The pattern as a word, for the aligned middle of a region (the pattern
+// repeats every 4 bytes from every address that is a multiple of 4).
+uint64_t fill_word()
+{
+    uint32_t half;
+    memcpy(&half, fill_bytes, sizeof half);
+    return (static_cast<uint64_t>(half) << 32) | half;
+}
+
+// The pattern at every address of [from, to).  ASan must not see the
+// runtime write the poisoned pool, nor a loop become a memset call (it
+// cannot: the pattern's bytes differ).
+__attribute__((no_sanitize_address)) void fill(char *from, char *to)
+{
+    for (; from < to && reinterpret_cast<uintptr_t>(from) % 8 != 0; from++)
+        *from = static_cast<char>(fill_bytes[reinterpret_cast<uintptr_t>(from) % 4]);
+    uint64_t word = fill_word();
+    for (; to - from >= 8; from += 8)
+        *reinterpret_cast<uint64_t *>(from) = word;
+    for (; from < to; from++)
+        *from = static_cast<char>(fill_bytes[reinterpret_cast<uintptr_t>(from) % 4]);
+}
+
+// The first byte of [from, to) that does not hold the pattern, or NULL.
+__attribute__((no_sanitize_address)) const char *first_overwritten(const char *from, const char *to)
+{
+    for (; from < to && reinterpret_cast<uintptr_t>(from) % 8 != 0; from++)
+        if (static_cast<unsigned char>(*from) != fill_bytes[reinterpret_cast<uintptr_t>(from) % 4])
+            return from;
+    uint64_t word = fill_word();
+    for (; to - from >= 8; from += 8)
+        if (*reinterpret_cast<const uint64_t *>(from) != word)
+            break;
+    for (; from < to; from++)
+        if (static_cast<unsigned char>(*from) != fill_bytes[reinterpret_cast<uintptr_t>(from) % 4])
+            return from;
+    return nullptr;
+}
+
+// " in relu(at::Tensor const&)", or "" when the caller has no name.
+void describe_caller(size_t start, char *text, size_t size)
+{
+    if (pool.owner[start] == tcm_malloc_owner)
+        describe_code_address(pool.caller[start], text, size);
+    else if (size > 0)
+        text[0] = '\0';
+}
+
+// "4096-byte TCM block allocated by tcm_malloc in relu(at::Tensor const&)"
+void describe_block(size_t start, char *text, size_t size)
+{
+    char caller[256];
+    describe_caller(start, caller, sizeof caller);
+    snprintf(text, size, "%zu-byte TCM block allocated by %s%s", pool.requested[start], pool.owner[start], caller);
+}
+
+void reserve_area()
+{
+    pool.page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    pool.data_size = pages_for(pool_size) * pool.page;
+    pool.slot_size = pool.data_size + pool.page;
+    size_t size = pool.page + block_count * pool.slot_size;
+    void *area = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (area == MAP_FAILED)
+        violation("tcm_malloc: cannot reserve %zu bytes of address space for the emulated TCM pool", size);
+    pool.area = static_cast<char *>(area);
+    pool.area_size = size;
+    tcm_poison(pool.area, pool.area_size);
+}
+
+void describe_position(const char *address, char *text, size_t size);
+
+// Checks that the open pages of slot, outside [keep_from, keep_to) (the
+// bytes of its live block), still hold the pattern; found_at says where,
+// for the message.
+void check_slot(size_t slot, const char *keep_from, const char *keep_to, const char *found_at)
+{
+    char *end = slot_data_end(slot);
+    char *begin = end - pool.open_pages[slot] * pool.page;
+    const char *damage = first_overwritten(begin, keep_from);
+    if (!damage)
+        damage = first_overwritten(keep_to, end);
+    if (!damage)
+        return;
+    char text[768];
+    if (is_tcm_malloc_block(slot)) {
+        describe_block(slot, text, sizeof text);
+        if (damage < keep_from)
+            violation("wrote before the start of a %s (%zu bytes before it; found at %s; on the device this "
+                      "overwrites the previous block or a stream accessor's buffer)", text,
+                      static_cast<size_t>(keep_from - damage), found_at);
+        violation("wrote past the end of a %s (found at %s; on the device this overwrites the next block or a "
+                  "stream accessor's buffer)", text, found_at);
+    }
+    describe_position(damage, text, sizeof text);
+    violation("wrote into TCM memory outside any block, %s (found at %s; on the device this overwrites whatever "
+              "the pool gives out there next)", text, found_at);
 }
 
 void check_guard(size_t start, const char *found_at)
 {
-    if (damaged_guard(start) >= 0)
-        violation("wrote past the end of a %zu-byte TCM block allocated by %s (found at %s; on the device this "
-                  "overwrites the next block or a stream accessor's buffer)",
-                  pool.requested[start], pool.owner[start], found_at);
+    char *memory = block_memory(start);
+    check_slot(start, memory, memory + pool.requested[start], found_at);
 }
 
-void *allocate(size_t bytes, const char *owner)
+// Makes exactly the last `pages` data pages of slot accessible; pages newly
+// opened get the pattern.
+void open_slot(size_t slot, size_t pages)
+{
+    size_t open = pool.open_pages[slot];
+    char *end = slot_data_end(slot);
+    if (pages > open) {
+        char *from = end - pages * pool.page;
+        char *to = end - open * pool.page;
+        if (mprotect(from, static_cast<size_t>(to - from), PROT_READ | PROT_WRITE) != 0)
+            violation("tcm_malloc: cannot map the emulated TCM pool's pages");
+        fill(from, to);
+    } else if (pages < open) {
+        mprotect(end - open * pool.page, (open - pages) * pool.page, PROT_NONE);
+    }
+    pool.open_pages[slot] = static_cast<uint16_t>(pages);
+}
+
+void *allocate(size_t bytes, const char *owner, const void *caller)
 {
     if (bytes > pool_size)
         return nullptr;
-    size_t blocks = bytes == 0 ? 1 : (bytes + block_size - 1) / block_size;
+    size_t blocks = rounded_size(bytes) / block_size;
     for (size_t start = 0; start + blocks <= block_count; start++) {
         size_t free_run = 0;
         while (free_run < blocks && !pool.used[start + free_run])
@@ -89,6 +251,12 @@ void *allocate(size_t bytes, const char *owner)
             start += free_run;
             continue;
         }
+        if (!pool.area)
+            reserve_area();
+        bool with_memory = owner == tcm_malloc_owner;
+        // A parked slot is checked before it is handed out again.
+        if (with_memory && pool.open_pages[start])
+            check_slot(start, slot_data_end(start), slot_data_end(start), "tcm_malloc");
         for (size_t i = 0; i < blocks; i++) {
             pool.used[start + i] = true;
             pool.freed[start + i] = false;
@@ -96,24 +264,98 @@ void *allocate(size_t bytes, const char *owner)
         pool.length[start] = static_cast<uint16_t>(blocks);
         pool.requested[start] = bytes;
         pool.owner[start] = owner;
+        pool.caller[start] = caller;
         pool.run[start] = pool.current_run;
-        unsigned char *memory = memory_of(start);
-        memset(memory + bytes, guard_byte, blocks * block_stride - bytes);
+        pool.blocks_in_use += blocks;
+        if (pool.blocks_in_use > pool.peak_blocks)
+            pool.peak_blocks = pool.blocks_in_use;
+        // A stream's buffer is accounting only: the host's streams read and
+        // write the tensor directly.  Its pointer is on the slot's guard page.
+        if (!with_memory)
+            return slot_data_end(start);
+        open_slot(start, pages_for(blocks * block_size));
+        char *memory = block_memory(start);
+        tcm_unpoison(memory, bytes);
         return memory;
     }
     return nullptr;
 }
 
+// Gives the allocation at start back to the pool; its pages stay open,
+// all of them refilled with the pattern (after a violation, what the
+// kernel wrote past the block is not reported at the next op).
 void release(size_t start)
 {
+    if (pool.owner[start] == tcm_malloc_owner) {
+        char *memory = block_memory(start);
+        fill(slot_data_end(start) - pool.open_pages[start] * pool.page, slot_data_end(start));
+        tcm_poison(memory, pool.requested[start]);
+    }
     for (size_t i = 0; i < pool.length[start]; i++)
         pool.used[start + i] = false;
+    pool.blocks_in_use -= pool.length[start];
     pool.length[start] = 0;
     pool.freed[start] = true;
 }
 
-// What a pointer given back to the pool is.
-enum class Lookup { block, outside_pool, freed, inside_block, not_a_block };
+// The slot an address of the reserved range lies in: -1 for the guard
+// page before the first slot, block_count outside the range.
+long slot_of(const char *address)
+{
+    if (!pool.area || address < pool.area || address >= pool.area + pool.area_size)
+        return static_cast<long>(block_count);
+    if (address < pool.area + pool.page)
+        return -1;
+    return static_cast<long>(static_cast<size_t>(address - pool.area - pool.page) / pool.slot_size);
+}
+
+bool in_slot(long slot)
+{
+    return slot >= 0 && slot < static_cast<long>(block_count);
+}
+
+// Where address (in the reserved range) lies, as messages say it: "at byte
+// 4096 of the 4096-byte TCM block allocated by tcm_malloc in f(), past its
+// end".  Relative to the block of its slot when that is live, else to the
+// nearest live block below it (past its end), else above it (before its
+// start).
+void describe_position(const char *address, char *text, size_t size)
+{
+    long slot = slot_of(address);
+    long block = -1;
+    if (in_slot(slot) && is_tcm_malloc_block(static_cast<size_t>(slot))) {
+        block = slot;
+    } else {
+        for (long s = slot - 1; s >= 0 && block < 0; s--)
+            if (s < static_cast<long>(block_count) && is_tcm_malloc_block(static_cast<size_t>(s)))
+                block = s;
+        for (long s = slot + 1; s < static_cast<long>(block_count) && block < 0; s++)
+            if (s >= 0 && is_tcm_malloc_block(static_cast<size_t>(s)))
+                block = s;
+    }
+    char described[512];
+    if (block < 0) {
+        size_t at = static_cast<size_t>(slot);
+        if (in_slot(slot) && pool.freed[at] && pool.owner[at] == tcm_malloc_owner) {
+            describe_block(at, described, sizeof described);
+            snprintf(text, size, "at byte %lld of a %s, which tcm_free freed",
+                     static_cast<long long>(address - block_memory(at)), described);
+        } else {
+            snprintf(text, size, "in the TCM pool, where no block is allocated");
+        }
+        return;
+    }
+    size_t start = static_cast<size_t>(block);
+    describe_block(start, described, sizeof described);
+    long long offset = static_cast<long long>(address - block_memory(start));
+    const char *where = offset < 0 ? ", before its start" : ", past its end";
+    if (offset >= 0 && static_cast<size_t>(offset) < pool.requested[start])
+        where = "";
+    snprintf(text, size, "at byte %lld of the %s%s", offset, described, where);
+}
+
+// Where a pointer given back to the pool lies.
+enum class Lookup { block, freed, inside_block, outside_pool, not_a_block };
 struct Found {
     Lookup kind;
     size_t start;  // the allocation (block, freed, inside_block)
@@ -122,24 +364,58 @@ struct Found {
 
 Found find_block(const void *pointer)
 {
-    uintptr_t address = reinterpret_cast<uintptr_t>(pointer);
-    uintptr_t base = reinterpret_cast<uintptr_t>(pool.arena);
-    if (address < base || address >= base + sizeof pool.arena)
+    const char *address = static_cast<const char *>(pointer);
+    long at = slot_of(address);
+    if (at == static_cast<long>(block_count))
         return Found{Lookup::outside_pool, 0, 0};
-    size_t offset = address - base;
-    size_t start = offset / block_stride;
-    if (offset % block_stride == 0 && pool.length[start])
-        return Found{Lookup::block, start, 0};
-    if (offset % block_stride == 0 && pool.freed[start])
-        return Found{Lookup::freed, start, 0};
-    for (size_t s = start + 1; s-- > 0;) {
-        if (pool.length[s]) {
-            if (offset < s * block_stride + pool.requested[s])
-                return Found{Lookup::inside_block, s, offset - s * block_stride};
-            break;
+    if (at < 0)
+        return Found{Lookup::not_a_block, 0, 0};
+    size_t slot = static_cast<size_t>(at);
+    if (pool.length[slot]) {
+        const char *memory = pool.owner[slot] == tcm_malloc_owner ? block_memory(slot) : slot_data_end(slot);
+        if (address == memory)
+            return Found{Lookup::block, slot, 0};
+        if (address > memory && address < memory + pool.requested[slot])
+            return Found{Lookup::inside_block, slot, static_cast<size_t>(address - memory)};
+        return Found{Lookup::not_a_block, 0, 0};
+    }
+    if (pool.freed[slot] && pool.owner[slot] == tcm_malloc_owner && address == block_memory(slot))
+        return Found{Lookup::freed, slot, 0};
+    return Found{Lookup::not_a_block, 0, 0};
+}
+
+// A copy's TCM side, [tcm, tcm + bytes): when it is in the pool, it must lie
+// in the bytes asked for of one live block.
+void check_copy_range(const char *what, const char *direction, const char *tcm, size_t bytes)
+{
+    long at = slot_of(tcm);
+    if (at == static_cast<long>(block_count))
+        return;
+    size_t slot = static_cast<size_t>(at);
+    if (in_slot(at) && is_tcm_malloc_block(slot)) {
+        const char *memory = block_memory(slot);
+        size_t requested = pool.requested[slot];
+        if (tcm >= memory && tcm <= memory + requested && bytes <= static_cast<size_t>(memory + requested - tcm))
+            return;
+        if (tcm >= memory && tcm < memory + requested) {
+            char block[512];
+            describe_block(slot, block, sizeof block);
+            violation("%s: %zu bytes %s byte %zu of the %s reach %zu bytes past its end (on the device the copy "
+                      "reaches the next block or a stream accessor's buffer)", what, bytes, direction,
+                      static_cast<size_t>(tcm - memory), block,
+                      bytes - static_cast<size_t>(memory + requested - tcm));
         }
     }
-    return Found{Lookup::not_a_block, 0, 0};
+    char where[768];
+    describe_position(tcm, where, sizeof where);
+    violation("%s: the TCM pointer is %s, outside any block (on the device the copy reaches another block or a "
+              "stream accessor's buffer)", what, where);
+}
+
+__attribute__((destructor)) void unmap_area()
+{
+    if (pool.area && !current_call())
+        munmap(pool.area, pool.area_size);
 }
 
 } // namespace
@@ -150,6 +426,7 @@ void tcm_begin_run()
         tcm_release_run();
     pool.current_run++;
     pool.run_in_progress = true;
+    current_call()->describe_fault = tcm_describe_fault;
 }
 
 void tcm_release_run()
@@ -157,15 +434,22 @@ void tcm_release_run()
     for (size_t i = 0; i < block_count; i++)
         if (pool.length[i] && pool.run[i] == pool.current_run)
             release(i);
+    // What the abandoned kernel wrote into freed pages is not the next op's.
+    for (size_t i = 0; i < block_count; i++)
+        if (pool.open_pages[i] && !is_tcm_malloc_block(i))
+            fill(slot_data_end(i) - pool.open_pages[i] * pool.page, slot_data_end(i));
     pool.run_in_progress = false;
 }
 
 void tcm_end_run()
 {
     pool.run_in_progress = false;
-    for (size_t i = 0; i < block_count; i++)
-        if (pool.length[i])
+    for (size_t i = 0; i < block_count; i++) {
+        if (is_tcm_malloc_block(i))
             check_guard(i, "the end of the op");
+        else if (pool.open_pages[i])
+            check_slot(i, slot_data_end(i), slot_data_end(i), "the end of the op");
+    }
     char sizes[256] = "";
     size_t length = 0;
     int count = 0;
@@ -186,7 +470,7 @@ void tcm_end_run()
 
 void *tcm_allocate(size_t bytes, const char *owner)
 {
-    return allocate(bytes, owner);
+    return allocate(bytes, owner, nullptr);
 }
 
 void tcm_give_back(void *block, const char *found_at)
@@ -194,21 +478,39 @@ void tcm_give_back(void *block, const char *found_at)
     Found found = find_block(block);
     if (found.kind != Lookup::block)
         violation("%s: the stream's TCM buffer is not allocated any more", found_at);
-    check_guard(found.start, found_at);
     release(found.start);
 }
 
 size_t tcm_free_bytes()
 {
-    size_t count = 0;
-    for (size_t i = 0; i < block_count; i++)
-        count += pool.used[i] ? 0 : 1;
-    return count * block_size;
+    return (block_count - pool.blocks_in_use) * block_size;
 }
 
 size_t tcm_pool_size()
 {
     return pool_size;
+}
+
+void tcm_peak_reset()
+{
+    pool.peak_blocks = pool.blocks_in_use;
+}
+
+uint64_t tcm_peak_bytes()
+{
+    return pool.peak_blocks * block_size;
+}
+
+int tcm_describe_fault(const void *address, char *text, size_t size)
+{
+    const char *at = static_cast<const char *>(address);
+    if (!pool.area || at < pool.area || at >= pool.area + pool.area_size)
+        return 0;
+    char where[768];
+    describe_position(at, where, sizeof where);
+    snprintf(text, size, "a read or write %s (on the device it reaches another block or a stream accessor's "
+             "buffer)", where);
+    return 1;
 }
 
 void tcm_copy(const TensorImpl &tensor, void *tcm, size_t offset, size_t count, size_t element_size, bool to_tcm)
@@ -221,11 +523,18 @@ void tcm_copy(const TensorImpl &tensor, void *tcm, size_t offset, size_t count, 
                   offset + count, tensor_elements, element_size);
     if (count > 0 && !tcm)
         violation("%s: the TCM pointer is NULL (did tcm_malloc fail?)", what);
+    size_t bytes = count * element_size;
+    if (count > 0)
+        check_copy_range(what, to_tcm ? "into" : "from", static_cast<const char *>(tcm), bytes);
     char *element = static_cast<char *>(tensor.data) + offset * element_size;
-    if (to_tcm)
-        memmove(tcm, element, count * element_size);
-    else
-        memmove(element, tcm, count * element_size);
+    ledger_tcm_copy(to_tcm, bytes);
+    if (to_tcm) {
+        ledger_read(tensor, element, bytes);
+        memmove(tcm, element, bytes);
+    } else {
+        ledger_write(tensor, element, bytes);
+        memmove(element, tcm, bytes);
+    }
 }
 
 } // namespace neuron_host
@@ -235,7 +544,7 @@ namespace neuron {
 
 void *tcm_malloc(size_t n)
 {
-    return neuron_host::allocate(n, "tcm_malloc");
+    return neuron_host::allocate(n, neuron_host::tcm_malloc_owner, __builtin_return_address(0));
 }
 
 void tcm_free(void *pointer)
@@ -244,20 +553,22 @@ void tcm_free(void *pointer)
     if (!pointer)
         return;
     Found found = find_block(pointer);
+    char block[512];
     switch (found.kind) {
     case Lookup::block:
         break;
     case Lookup::freed:
         violation("tcm_free: a double free: the %zu-byte TCM block was freed already", pool.requested[found.start]);
     case Lookup::inside_block:
-        violation("tcm_free: the pointer is %zu bytes into a %zu-byte TCM block allocated by %s: free the pointer "
-                  "tcm_malloc returned", found.inside, pool.requested[found.start], pool.owner[found.start]);
+        describe_block(found.start, block, sizeof block);
+        violation("tcm_free: the pointer is %zu bytes into a %s: free the pointer tcm_malloc returned", found.inside,
+                  block);
     case Lookup::outside_pool:
     case Lookup::not_a_block:
         violation("tcm_free: the pointer is not one that tcm_malloc returned%s",
                   found.kind == Lookup::outside_pool ? " (it is not in the TCM pool)" : "");
     }
-    if (strcmp(pool.owner[found.start], "tcm_malloc") != 0)
+    if (pool.owner[found.start] != tcm_malloc_owner)
         violation("tcm_free: the pointer is the TCM buffer of a stream accessor, not a block from tcm_malloc");
     check_guard(found.start, "tcm_free");
     release(found.start);

@@ -1,7 +1,9 @@
 /* tensor.cpp - at::Tensor's out-of-line parts and its storage. */
 #include <stdlib.h>
 
+#include "element_set.h"
 #include "elements.h"
+#include "ledger.h"
 #include "runtime.h"
 
 namespace neuron_host {
@@ -16,8 +18,10 @@ TensorImpl::TensorImpl(c10::ScalarType dtype_, const std::vector<int64_t> &sizes
 
 TensorImpl::~TensorImpl()
 {
+    ledger_forget(*this);
     if (owns_data)
         free(data);
+    delete written;
 }
 
 const char *cpp_type_name(c10::ScalarType type)
@@ -76,7 +80,7 @@ void Tensor::check_accessor(ScalarType element_type, size_t dims) const
                                c10::toString(scalar_type()), c10::toString(element_type));
 }
 
-const Tensor &Tensor::fill_(const Scalar &value) const
+Tensor &Tensor::fill_(const Scalar &value) const
 {
     const neuron_host::TensorImpl &tensor = impl();
     for (int64_t i = 0; i < tensor.numel; i++) {
@@ -86,7 +90,9 @@ const Tensor &Tensor::fill_(const Scalar &value) const
         else
             neuron_host::element_store_integer(element, tensor.dtype, value.toLong());
     }
-    return *this;
+    neuron_host::ledger_elementwise(tensor.numel, tensor.byte_size());
+    neuron_host::ledger_write(tensor, tensor.data, tensor.byte_size());
+    return const_cast<Tensor &>(*this);
 }
 
 } // namespace at

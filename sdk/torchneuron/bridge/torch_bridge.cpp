@@ -211,12 +211,17 @@ void hand_over_output()
     Py_DECREF(result);
 }
 
-/* Raises what the runner reported. */
+/* Raises what the runner reported.  A call stopped by Ctrl-C raises what
+ * the process's SIGINT handler raises, which the runner has run before the
+ * call returned (Python's: KeyboardInterrupt) when the call came from
+ * Python's main thread; else RunError of kind 'interrupted'. */
 [[noreturn]] void throw_run_error(const struct rco_error &error)
 {
     if (!python_present())
         TORCH_CHECK(false, error.message);
     pybind11::gil_scoped_acquire gil;
+    if (error.status == RCO_ERROR_INTERRUPTED && PyErr_CheckSignals() != 0)
+        throw_python_error();
     PyObject *exception = PyObject_CallFunction(error_hook, "iiiyy", static_cast<int>(error.status),
                                                 error.core, error.signal, error.op, error.message);
     if (exception) {
@@ -228,8 +233,9 @@ void hand_over_output()
 
 /* ---- the libraries ------------------------------------------------------------ */
 
-/* A host build opened through the runner.  After a time limit the runner's
- * library runs no more ops; the next call opens the build again. */
+/* A host build opened through the runner, stopped by Ctrl-C.  After a time
+ * limit or Ctrl-C the runner's library runs no more ops; the next call
+ * opens the build again. */
 class HostLibrary {
 public:
     HostLibrary(std::string path, const struct rco_options &options)
@@ -273,7 +279,7 @@ public:
         if (status == 0)
             status = runner.run(handle_, index, arguments, count, output, RCO_DEFAULT_TIMEOUT,
                                 error);
-        if (status == RCO_ERROR_TIMEOUT)
+        if (status == RCO_ERROR_TIMEOUT || status == RCO_ERROR_INTERRUPTED)
             stale_ = true;
         pthread_mutex_unlock(&lock_);
         return status;
@@ -514,7 +520,7 @@ public:
         struct rco_error error;
         int status = binding->library->run(binding->index, arguments, static_cast<int>(count),
                                            &out, &error);
-        if (status == RCO_ERROR_TIMEOUT)
+        if (status == RCO_ERROR_TIMEOUT || status == RCO_ERROR_INTERRUPTED)
             keep_for_ever(used, count + 1);
         hand_over_output();
         if (status != 0)
@@ -710,6 +716,7 @@ BRIDGE_EXPORT void *torch_bridge_open(const char *path, int cores, double timeou
     memset(&options, 0, sizeof options);
     options.cores = cores;
     options.timeout = timeout;
+    options.stop_on_interrupt = 1;
     options.print = keep_print;
     options.warn = keep_warning;
     auto library = std::make_shared<HostLibrary>(path, options);

@@ -5,6 +5,12 @@
 #include <torch/torch.h>
 #include "neuron/neuron-utils.hpp"
 
+#include <type_traits>
+
+// fill_ is declared as PyTorch declares it: Tensor& fill_(const Scalar&) const.
+static_assert(std::is_same<decltype(std::declval<const at::Tensor &>().fill_(1)), at::Tensor &>::value,
+              "fill_ returns at::Tensor&");
+
 // The output, written in place (what the kernel returns is then not copied).
 at::Tensor output()
 {
@@ -48,6 +54,12 @@ at::Tensor api_float(const at::Tensor &x, int which)
         x.set_accessor_coherence_policy(torch::CoherencyEnforcer::Policy::INCOHERENT_QUIET);
         int after = copy.get_accessor_coherence_policy() == torch::CoherencyEnforcer::INCOHERENT_QUIET;
         return output().fill_(before * 10 + after);
+    }
+    case 8: {
+        // fill_ returns the tensor itself, as a torch::Tensor& a kernel may keep.
+        at::Tensor out = output();
+        torch::Tensor &filled = out.fill_(1.5);
+        return &filled == &out ? filled : out.fill_(-1);
     }
     }
     return x;

@@ -3,20 +3,24 @@
  * Schemas (one library, built single-core and multicore):
  *   relu(Tensor x) -> Tensor                 each core its share, through TCM
  *   mischief(Tensor x, int how, int core) -> Tensor
- *       relu, and on core `core` (every core when -1) the mischief `how`
+ *       relu, and on core `core` (every core when -1) the mischief `how`;
+ *       how 10 reads `core` as a thread id instead (see there); how + 100:
+ *       every core sleeps 20 ms first, so that the runner shares the op
+ *       with its workers
  *   chatter(Tensor x, int bytes) -> Tensor
  *       relu; each core prints "core N\n", then `bytes` bytes "0123456789" ...
  *   warn(Tensor x) -> Tensor                 relu, and three warnings (one twice)
  *   alias_probe(Tensor x) -> Tensor          core 0: out[0] = 7, then out[1] = x[0]:
  *       when out and x are the same memory, out[1] is 7 */
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <cstdlib>
 #include <stdexcept>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include <torch/torch.h>
 #include "neuron/host/violation.h"
@@ -50,6 +54,36 @@ torch::Tensor relu_share(const torch::Tensor &x)
 volatile int zero = 0, seven = 7;
 int *volatile wild = reinterpret_cast<int *>(16);
 
+void *nothing(void *)
+{
+    return nullptr;
+}
+
+void on_signal(int)
+{
+}
+
+// Recursion with a frame of 1 KiB that the compiler cannot fold away.
+volatile int bottom = -1;
+
+__attribute__((noinline)) int deep(int level)
+{
+    volatile char frame[1024];
+    frame[0] = static_cast<char>(level);
+    return level == bottom ? 0 : deep(level + 1) + frame[0];
+}
+
+// Blocks SIGURG as a kernel cannot through the C library, and sleeps.
+[[noreturn]] void sleep_for_ever_unstoppable()
+{
+    unsigned long urgent = 1ul << (SIGURG - 1);
+    syscall(SYS_rt_sigprocmask, SIG_BLOCK, &urgent, nullptr, sizeof urgent);
+    for (;;) {
+        struct timespec second = {1, 0};
+        nanosleep(&second, nullptr);
+    }
+}
+
 } // namespace
 
 torch::Tensor relu(const torch::Tensor &x)
@@ -59,7 +93,25 @@ torch::Tensor relu(const torch::Tensor &x)
 
 torch::Tensor mischief(const torch::Tensor &x, int how, int core)
 {
+    if (how >= 100) {
+        struct timespec twenty = {0, 20000000};
+        nanosleep(&twenty, nullptr);
+        how -= 100;
+    }
     torch::Tensor out = relu_share(x);
+    if (how == 10) {
+        // On the thread whose id is `core` (the caller's), the share is
+        // marked with 100 and the kernel returns after 0.3 s; on any other,
+        // it blocks SIGURG and never returns: it cannot be stopped.
+        if (syscall(SYS_gettid) != core)
+            sleep_for_ever_unstoppable();
+        float hundred = 100;
+        size_t begin = x.numel() * get_cpu_id() / get_cpu_count();
+        out.tcm_accessor().tcm_to_tensor<float>(&hundred, begin, 1);
+        struct timespec pause_time = {0, 300000000};
+        nanosleep(&pause_time, nullptr);
+        return out;
+    }
     if (how == 30 && syscall(SYS_gettid) == core) {
         // On the thread whose id is `core` (the caller's), the kernel takes
         // 0.3 s, so that other threads take the other cores; on any other,
@@ -130,13 +182,60 @@ torch::Tensor mischief(const torch::Tensor &x, int how, int core)
         break;
     case 19:
         std::exit(0);
-    case 10: { // a loop that blocks SIGURG: it cannot be stopped
+    case 20:
+        pthread_exit(nullptr);
+    case 21: {
+        pthread_t thread;
+        if (pthread_create(&thread, nullptr, nothing, nullptr) == 0)
+            pthread_detach(thread);
+        break;
+    }
+    case 22: { // blocks SIGURG, to be left running at a time limit
         sigset_t urgent;
         sigemptyset(&urgent);
         sigaddset(&urgent, SIGURG);
         sigprocmask(SIG_BLOCK, &urgent, nullptr);
         for (;;)
             __asm__ __volatile__("");
+    }
+    case 23: {
+        struct sigaction action = {};
+        action.sa_handler = on_signal;
+        sigaction(SIGSEGV, &action, nullptr);
+        break;
+    }
+    case 24:
+        signal(SIGINT, SIG_IGN);
+        break;
+    case 25: { // blocks SIGUSR1, reads the mask and SIGINT's disposition: allowed
+        sigset_t user, now;
+        sigemptyset(&user);
+        sigaddset(&user, SIGUSR1);
+        struct sigaction interrupt;
+        if (pthread_sigmask(SIG_BLOCK, &user, nullptr) != 0 ||
+            sigprocmask(SIG_BLOCK, nullptr, &now) != 0 || !sigismember(&now, SIGUSR1) ||
+            sigaction(SIGINT, nullptr, &interrupt) != 0)
+            printf("the mask or the disposition could not be read\n");
+        break;
+    }
+    case 27: { // takes 20 ms
+        struct timespec twenty = {0, 20000000};
+        nanosleep(&twenty, nullptr);
+        break;
+    }
+    case 29:
+        neuron_host::warning("core %u warns", static_cast<unsigned>(get_cpu_id()));
+        break;
+    case 28: // a stack overflow: recursion without end
+        printf("%d\n", deep(1));
+        break;
+    case 26: {
+        sigset_t interrupt;
+        sigemptyset(&interrupt);
+        sigaddset(&interrupt, SIGINT);
+        int number;
+        sigwait(&interrupt, &number);
+        break;
     }
     default:
         break;

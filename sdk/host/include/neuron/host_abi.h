@@ -3,9 +3,9 @@
  * A host build links each core library (<name>.so, or <name>_cpu0.so ..
  * <name>_cpu7.so) with the emulated runtime, which exports the functions
  * below with C linkage.  Each core library is loaded as its own copy and
- * called from its own thread, so every core has its own runtime state (the
- * argument cursor, the TCM pool, switched_stack), as each core has its own
- * image on the device.  This header is C and C++. */
+ * called from one thread at a time (any thread), so every core has its own
+ * runtime state (the argument cursor, the TCM pool, switched_stack), as
+ * each core has its own image on the device.  This header is C and C++. */
 #ifndef NEURON_HOST_ABI_H
 #define NEURON_HOST_ABI_H
 
@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define CUSTOMOP_HOST_ABI_VERSION 2
+#define CUSTOMOP_HOST_ABI_VERSION 3
 #define CUSTOMOP_HOST_MAX_RANK 8
 #define CUSTOMOP_HOST_ERROR_SIZE 1024
 
@@ -43,6 +43,51 @@ struct customop_host_tensor {
 	void *data;
 };
 
+/* Elements [begin, end) of the output, counted in its elements in storage
+ * order (the order the TCM and stream accessors use). */
+struct customop_host_range {
+	int64_t begin;
+	int64_t end;
+};
+
+/* A set of the output's elements: those in ranges (sorted, disjoint and not
+ * touching) and those whose bit is set in bits (bit i % 64 of word i / 64,
+ * over all the output's elements; NULL when there is no bitmap). */
+struct customop_host_elements {
+	const struct customop_host_range *ranges;
+	size_t range_count;
+	const uint64_t *bits;
+	int64_t count;                             /* the elements in the set */
+};
+
+/* What customop_host_call.record asks the runtime to record. */
+#define CUSTOMOP_HOST_RECORD_COVERAGE 1        /* the output elements written and read */
+
+/* The core ledger: what one core did to tensor memory during one call, as
+ * the runtime saw it (see run-custom-op(1), THE PROFILE).  The counts are
+ * kept on every call; the sets only with CUSTOMOP_HOST_RECORD_COVERAGE. */
+struct customop_host_ledger {
+	uint64_t element_reads;          /* uses of read-only element accessors */
+	uint64_t element_writes;         /* uses of writable ones (each may write) */
+	uint64_t stream_reads;           /* elements read through read stream accessors */
+	uint64_t stream_writes;          /* elements written through write stream accessors */
+	uint64_t buffered_stream_bytes;  /* the bytes of both through streams with a TCM buffer */
+	uint64_t unbuffered_stream_elements; /* the elements through streams without one */
+	uint64_t tensor_to_tcm_calls;
+	uint64_t tensor_to_tcm_bytes;
+	uint64_t tcm_to_tensor_calls;
+	uint64_t tcm_to_tensor_bytes;
+	uint64_t tcm_peak_bytes;         /* the most of the TCM pool in use at once, in 64-byte blocks */
+	uint64_t elementwise_calls;      /* element-wise ops, fill_ and the filling factories */
+	uint64_t elementwise_elements;
+	uint64_t elementwise_bytes;      /* the bytes they read and wrote */
+	uint64_t result_copy_bytes;      /* read and written by customop_return_tensor's copy */
+	uint64_t host_nanoseconds;       /* the call's wall time on the host */
+	int coverage_recorded;           /* written and read hold the call's sets */
+	struct customop_host_elements written; /* output elements this core wrote */
+	struct customop_host_elements read;    /* output elements this core read */
+};
+
 /* One invocation of one op on one core. */
 struct customop_host_call {
 	int abi_version;                           /* CUSTOMOP_HOST_ABI_VERSION */
@@ -64,6 +109,17 @@ struct customop_host_call {
 	void (*warn)(void *context, int core, const char *text);
 	void *context;                             /* passed to print, guard and warn */
 	char error[CUSTOMOP_HOST_ERROR_SIZE];      /* out: why the call failed */
+	int record;                                /* CUSTOMOP_HOST_RECORD_* flags */
+	/* out: the core ledger of a call that returned 0; its pointers stay
+	 * valid until the next call on this core. */
+	struct customop_host_ledger ledger;
+	/* out, set as the call starts: writes into text (size bytes) what a
+	 * fault at address means when the address lies in memory the runtime
+	 * manages for the kernel (the TCM pool), as "a read or write at byte
+	 * 4096 of the 4096-byte TCM block allocated by tcm_malloc in f(), past
+	 * its end ...", and returns 1; returns 0 for any other address.  Call
+	 * it after the call faulted, before the next call on this core. */
+	int (*describe_fault)(const void *address, char *text, size_t size);
 };
 
 /* The default emulated core stack: the device leaves kernels about 8 KiB of
@@ -83,7 +139,9 @@ int customop_host_register(void (*callback)(void *context, int index, const char
                            void *context, char error[CUSTOMOP_HOST_ERROR_SIZE]);
 /* Runs call->op on this core: marshals the arguments, runs the launcher on
  * the emulated core stack, and returns 0, or -1 with call->error naming the
- * core, the op and the violated rule. */
+ * core, the op and the violated rule.  First it takes back what a call the
+ * runner abandoned left (its stacks, its TCM blocks): a call of ABI version
+ * 0 does only that, before the library is unloaded. */
 int customop_host_run(struct customop_host_call *call);
 
 #ifdef __cplusplus

@@ -12,6 +12,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "neuron/host/ledger.h"
 #include "neuron/host/scalar_type.h"
 #include "neuron/host/tensor_impl.h"
 #include "neuron/host/violation.h"
@@ -131,9 +132,21 @@ public:
     {
         this->check(index);
         typename TensorAccessorBase<T, read_only>::Pointer element = this->data_ + index * this->strides_[0];
+        if (read_only)
+            neuron_host::element_reads_counted++;
+        else
+            neuron_host::element_writes_counted++;
         if (__builtin_expect(neuron_host::open_stream_count != 0, 0))
             neuron_host::element_access_check(*this->tensor_, element, !read_only, c10::CppTypeToScalarType<T>::value,
                                               static_cast<size_t>(this->first_dim_) + 1);
+        if (!read_only && __builtin_expect(this->tensor_->tracks_writes, 0)) {
+            const char *at = reinterpret_cast<const char *>(element);
+            neuron_host::PendingWrites &pending = neuron_host::pending_writes;
+            if (pending.tensor == this->tensor_ && at == pending.end)
+                pending.end = at + sizeof(T);
+            else if (pending.tensor != this->tensor_ || at + sizeof(T) != pending.end)
+                neuron_host::record_element_write(*this->tensor_, element, sizeof(T));
+        }
         return *element;
     }
 };

@@ -90,8 +90,10 @@ public:
     TensorTcmAccessor<false> tcm_accessor() { return TensorTcmAccessor<false>(shared_impl()); }
     TensorTcmAccessor<true> tcm_accessor() const { return TensorTcmAccessor<true>(shared_impl()); }
 
-    // Fills every element with value, converted to the tensor's dtype.
-    const Tensor &fill_(const Scalar &value) const;
+    // Fills every element with value, converted to the tensor's dtype, and
+    // returns this tensor, as PyTorch declares it (a const tensor shares its
+    // elements, which fill_ changes).
+    Tensor &fill_(const Scalar &value) const;
 
     // The policy for accessors of this tensor (and of its copies) that may
     // see each other's data stale; COHERENT unless set.

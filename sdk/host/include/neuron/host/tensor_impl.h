@@ -11,6 +11,8 @@
 
 namespace neuron_host {
 
+class ElementSet;
+
 struct TensorImpl {
     c10::ScalarType dtype;
     std::vector<int64_t> sizes;
@@ -26,6 +28,12 @@ struct TensorImpl {
     // or (0) a tensor that made_by ("zeros", "add", ...) made.
     int argument = 0;
     const char *made_by = "the kernel";
+    // The core ledger follows the writes into this tensor (it is the
+    // output's memory, or one the kernel made with empty()), so that the
+    // output checks know which elements were written; see ledger.cpp.
+    bool tracks_writes = false;
+    // For a tensor made by empty(): the elements written so far (owned).
+    ElementSet *written = nullptr;
 
     TensorImpl(c10::ScalarType dtype, const std::vector<int64_t> &sizes,
                const std::vector<int64_t> &strides, void *data, bool owns_data);

@@ -1,0 +1,62 @@
+#!/bin/sh
+# test_gdb.sh - a kernel under gdb, as run-custom-op(1) teaches it: a
+# breakpoint on one emulated core ($core() from the pretty-printers every
+# core library carries), and the printers of at::Tensor, c10::Scalar and the
+# accessors.
+. "$(dirname "$0")/../cli/lib.sh"
+. "$TOP/tests/host/lib_host.sh"
+RUN=$TOP/run-custom-op
+KERNEL=$TOP/tests/host/kernels/gdb_probe.cpp
+cd "$WORK" || exit 1
+unset CUSTOM_OP_LAUNCHER
+
+if ! command -v gdb >/dev/null 2>&1; then
+	echo "ok - a gdb session stops on core 7 and prints a tensor # skip gdb is not installed: apt-get install gdb"
+	exit 0
+fi
+
+check_true "the kernels build with -O0" host_build scale scale 8 -O0 'scale=my_ops::scale(Tensor x, Scalar a) -> Tensor' -- "$KERNEL"
+check_true "and the single-core one" host_build probe probe 1 -O0 'probe=my_ops::probe(Tensor x) -> Tensor' -- "$KERNEL"
+python3 "$TOP/tests/run/npy.py" make x.npy '<f4' 2,3 1.5 -2 3 0.25 0 7
+
+# debug WHERE GDB-COMMAND... -- ARGS...: a gdb batch session on
+# run-custom-op that stops at WHERE and runs the commands; sets $out to
+# what the commands printed (gdb's own chatter left out).
+debug() {
+	where=$1
+	shift
+	set -- -ex "break $where" -ex run "$@"
+	gdb -nx -batch -iex "add-auto-load-safe-path $WORK" -iex 'set breakpoint pending on' \
+		-iex 'set pagination off' "$@" >gdb.out 2>gdb.err
+	status=$?
+	out=$(grep '^\$[0-9]* = ' gdb.out)
+}
+line() { grep -n "stop here: $1" "$KERNEL" | cut -d: -f1; }
+
+debug "gdb_probe.cpp:$(line scale) if \$core() == 7" -ex 'print $core()' -ex 'print cpu' -ex 'print x' \
+	-ex 'print a' -ex 'print tcm' -ex 'print out' --args "$RUN" --in x.npy --scalar 2 scale/scale
+check_eq "a breakpoint on core 7 stops there, and prints the tensor's dtype, sizes and first elements" \
+	"$status:$out" '0:$1 = 7
+$2 = 7
+$3 = at::Tensor Float [2, 3] (argument 1) = {1.5, -2, 3, 0.25, 0, 7}
+$4 = c10::Scalar 2 (integral)
+$5 = tcm_accessor (read-only) of Float [2, 3] (argument 1) = {1.5, -2, 3, 0.25, 0, 7}
+$6 = at::Tensor Float [2, 3] (the output) = {nan, nan, nan, nan, nan, nan}'
+check_eq "it stops once: only core 7 meets the condition" "$(grep -c '^Thread .* hit Breakpoint' gdb.out)" 1
+
+debug "gdb_probe.cpp:$(line probe)" -ex 'print in' -ex 'print row' -ex 'print stream' -ex 'print half' \
+	-ex 'print undefined' -ex 'print written' -ex 'print $core()' --args "$RUN" --in x.npy probe/probe
+check_eq "the accessors, a tensor the kernel made and an undefined one, on a single-core build" "$status:$out" \
+	'0:$1 = at::TensorAccessor<float, 2> (read-only) [2, 3] = {1.5, -2, 3, 0.25, 0, 7}
+$2 = at::TensorAccessor<float, 1> (read-only) [3] = {0.25, 0, 7}
+$3 = read stream of Float [2, 3]: next element 1 of 6
+$4 = at::Tensor Half [3] (made by ones) = {1, 1, 1}
+$5 = at::Tensor (undefined)
+$6 = write stream of Half [3]: closed
+$7 = 0'
+
+# Without the safe-path line, gdb declines the script and says what to add.
+gdb -nx -batch -iex 'set breakpoint pending on' -ex "break gdb_probe.cpp:$(line probe)" -ex run \
+	-ex 'print x' --args "$RUN" --in x.npy probe/probe >gdb.out 2>&1
+check_eq "without it, gdb names the line to add" "$(grep -c "add-auto-load-safe-path $WORK/probe/probe.so" gdb.out)" 1
+finish

@@ -1,0 +1,91 @@
+#!/bin/sh
+# test_tcm.sh - TCM misuse through run-custom-op: a read or write outside a
+# tcm_malloc block reported at the access, naming core, op and block (past
+# the end, before the start, far from it); what page protection cannot see
+# at the access reported when the block is freed; fresh TCM that reads as
+# NaN, so an accumulator nobody zeroed shows.  Kernels:
+# tests/run/kernels/tcm_misuse.cpp, one bug each, and their right versions.
+. "$(dirname "$0")/../cli/lib.sh"
+. "$TOP/tests/host/lib_host.sh"
+RUN=$TOP/run-custom-op
+SOURCE=$TOP/tests/run/kernels/tcm_misuse.cpp
+
+set --
+for op in row_max row_max_past prefix_sums prefix_before tile_far halo_before slack_past \
+	write_after_free column_sums column_sums_unzeroed; do
+	set -- "$@" "$op=my_ops::$op(Tensor x) -> Tensor"
+done
+check_true "the TCM kernels build" host_build "$WORK/tcm" tcm 1 "$@" -- "$SOURCE"
+sed 's/^/# /' "$WORK/tcm/build.log"
+check_true "and for 8 cores" host_build "$WORK/tcm8" tcm 8 'row_max_past=my_ops::row_max_past(Tensor x) -> Tensor' \
+	-- "$SOURCE"
+
+python3 - "$WORK" "$TOP/tests/run" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+import npy
+work = sys.argv[1]
+rows = [[float((r * 7 + j * 3) % 101 - 50) for j in range(1024)] for r in range(3)]
+npy.make(work + "/rows.npy", "<f4", "3,1024", [v for row in rows for v in row])
+npy.make(work + "/row_max.npy", "<f4", "3,1024", [max(row) for row in rows for _ in row])
+line = [float(j % 5) for j in range(1024)]
+npy.make(work + "/line.npy", "<f4", "1024", line)
+sums, total = [], 0.0
+for v in line:
+    total += v
+    sums.append(total)
+npy.make(work + "/prefix.npy", "<f4", "1024", sums)
+table = [float(r + j) for r in range(4) for j in range(16)]
+npy.make(work + "/table.npy", "<f4", "4,16", table)
+npy.make(work + "/columns.npy", "<f4", "16", [sum(r + j for r in range(4)) for j in range(16)])
+PY
+
+tcm_run() { # OP INPUT [OPTION...]
+	op=$1 input=$2
+	shift 2
+	run_capture "$RUN" --op "$op" --in "$WORK/$input.npy" "$@" "$WORK/tcm/tcm"
+}
+DEVICE="(on the device it reaches another block or a stream accessor's buffer)"
+
+# ---- the right kernels: no message ----
+tcm_run row_max rows --expect "$WORK/row_max.npy"
+check_eq "a row-wise max through a 4 KiB TCM buffer" "$status:$out:$err" "0::"
+tcm_run prefix_sums line --expect "$WORK/prefix.npy"
+check_eq "running sums in TCM" "$status:$out:$err" "0::"
+tcm_run column_sums table --out-shape 16 --expect "$WORK/columns.npy"
+check_eq "column sums in a zeroed TCM accumulator" "$status:$out:$err" "0::"
+
+# ---- at the access ----
+# (These two call tcm_malloc from a function without a dynamic symbol, a
+# static one, so the block is not named by its caller.)
+tcm_run row_max_past rows
+check_eq "one element past the end of a 4 KiB block, read: reported at the read" "$status:$out:$err" \
+	"1::run-custom-op: core 0: op row_max_past: a read or write at byte 4096 of the 4096-byte TCM block allocated by tcm_malloc, past its end $DEVICE"
+run_capture "$RUN" --in "$WORK/rows.npy" "$WORK/tcm8/tcm"
+expected=$(for core in 0 1 2 3 4 5 6 7; do
+	echo "run-custom-op: core $core: op row_max_past: a read or write at byte 4096 of the 4096-byte TCM block allocated by tcm_malloc, past its end $DEVICE"
+done)
+check_eq "on 8 cores, each core names itself" "$status:$err" "1:$expected"
+tcm_run prefix_before line
+check_eq "one element before the start of a 4 KiB block, read: reported at the read" "$status:$out:$err" \
+	"1::run-custom-op: core 0: op prefix_before: a read or write at byte -4 of the 4096-byte TCM block allocated by tcm_malloc, before its start $DEVICE"
+tcm_run tile_far line
+check_eq "4 KiB past a 64-byte block, written: reported at the write" "$status:$out:$err" \
+	"1::run-custom-op: core 0: op tile_far: a read or write at byte 4096 of the 64-byte TCM block allocated by tcm_malloc in tile_far(at::Tensor const&), past its end $DEVICE"
+
+# ---- on the block's own page: at tcm_free ----
+tcm_run halo_before line
+check_eq "32 bytes before a 100-byte block, written: reported at tcm_free" "$status:$out:$err" \
+	"1::run-custom-op: core 0: op halo_before: wrote before the start of a 100-byte TCM block allocated by tcm_malloc in halo_before(at::Tensor const&) (32 bytes before it; found at tcm_free; on the device this overwrites the previous block or a stream accessor's buffer)"
+tcm_run slack_past line
+check_eq "the byte past a 100-byte block (in its 64-byte rounding), written: reported at tcm_free" "$status:$out:$err" \
+	"1::run-custom-op: core 0: op slack_past: wrote past the end of a 100-byte TCM block allocated by tcm_malloc in slack_past(at::Tensor const&) (found at tcm_free; on the device this overwrites the next block or a stream accessor's buffer)"
+tcm_run write_after_free line
+check_eq "a write after tcm_free: reported when the pool hands the memory out again" "$status:$out:$err" \
+	"1::run-custom-op: core 0: op write_after_free: wrote into TCM memory outside any block, at byte 16 of a 64-byte TCM block allocated by tcm_malloc in write_after_free(at::Tensor const&), which tcm_free freed (found at tcm_malloc; on the device this overwrites whatever the pool gives out there next)"
+
+# ---- fresh TCM reads as NaN ----
+tcm_run column_sums_unzeroed table --out-shape 16 --expect "$WORK/columns.npy"
+check_eq "an accumulator nobody zeroed sums into NaN, and the output differs" "$status:$out:$err" \
+	"1::run-custom-op: output differs from $WORK/columns.npy at [0]: got nan, expected 6 (16 of 16 elements differ; rtol 1e-05, atol 1e-08)"
+finish
