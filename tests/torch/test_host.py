@@ -58,7 +58,7 @@ def in_a_fresh_process(lines, *argv, bundles='fresh'):
               "custom_op.load_library('fixture/libfixture.so', target='host')\n" + lines)
     environment = dict(os.environ, BUILD_CUSTOM_OP_BUNDLES=os.path.join(state['work'], bundles))
     done = subprocess.run([python, '-c', script, *argv], cwd=state['work'], env=environment,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=120)
     return done.returncode, done.stdout, done.stderr
 
 
