@@ -109,6 +109,14 @@ def _run_error(status, core, signal, op, message):
                              message.decode(errors='replace'))
 
 
+def _fills_outputs():
+    """Whether new outputs are filled before the kernel runs (elements it
+    does not write are then NaN): only when the runner's output checks,
+    set by BUILD_CUSTOM_OP_OUTPUT_CHECKS, do not make them an error.  (The
+    runner refuses a value other than error, warn and off itself.)"""
+    return os.environ.get('BUILD_CUSTOM_OP_OUTPUT_CHECKS') in ('warn', 'off')
+
+
 class _Bridge:
     """The bridge library, loaded and started once per process."""
 
@@ -125,8 +133,8 @@ class _Bridge:
                                                   ctypes.py_object]
         python_side.torch_bridge_init.restype = ctypes.c_int
         library.torch_bridge_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_double,
-                                              ctypes.POINTER(ctypes.c_int), ctypes.c_char_p,
-                                              ctypes.c_size_t]
+                                              ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                                              ctypes.c_char_p, ctypes.c_size_t]
         library.torch_bridge_open.restype = ctypes.c_void_p
         library.torch_bridge_register.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
                                                   ctypes.c_char_p, ctypes.c_char_p,
@@ -148,7 +156,8 @@ class _Bridge:
         status = ctypes.c_int()
         message = ctypes.create_string_buffer(_MESSAGE_SIZE)
         handle = self.library.torch_bridge_open(os.fsencode(base), 0, timeout or 0.0,
-                                                ctypes.byref(status), message, _MESSAGE_SIZE)
+                                                _fills_outputs(), ctypes.byref(status), message,
+                                                _MESSAGE_SIZE)
         if not handle:
             raise RegistrationError(message.value.decode(errors='replace'),
                                     runner._STATUS_NAMES.get(status.value, 'system'))
