@@ -66,6 +66,14 @@ class RunnerTest(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.work, ignore_errors=True)
 
+    def assertScript(self, script, stdout):
+        """Runs script in a Python process of its own (which ends with what
+        it leaves running), and checks that it exits 0 having printed stdout."""
+        done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
+                              env=dict(os.environ, PYTHONPATH=os.path.join(tap.TOP, 'python')),
+                              timeout=60)
+        self.assertEqual((done.returncode, done.stdout), (0, stdout), done.stderr)
+
     def open(self, path=MULTI, **options):
         library = runner.open(path, **options)
         self.addCleanup(library.close)
@@ -468,11 +476,7 @@ class RunnerTest(unittest.TestCase):
                   '# Not through the interpreter\'s exit, whose frees the lost cores may\n'
                   '# still race with (the runner\'s state, not these tensors).\n'
                   'os._exit(0)\n')
-        done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
-                              env=dict(os.environ, PYTHONPATH=os.path.join(tap.TOP, 'python')),
-                              timeout=60)
-        self.assertEqual((done.returncode, done.stdout), (0, 'timeout\nTrue True\nTrue\n'),
-                         done.stderr)
+        self.assertScript(script, 'timeout\nTrue True\nTrue\n')
 
     def test_ctrl_c_stops_a_call(self):
         script = ('import os, signal, threading, torch\n'
@@ -487,11 +491,7 @@ class RunnerTest(unittest.TestCase):
                   '    library.run("relu", torch.ones(4))\n'
                   'except runner.RunError as error:\n'
                   '    print(error.kind)\n')
-        done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
-                              env=dict(os.environ, PYTHONPATH=os.path.join(tap.TOP, 'python')),
-                              timeout=60)
-        self.assertEqual((done.returncode, done.stdout), (0, 'KeyboardInterrupt\nunusable\n'),
-                         done.stderr)
+        self.assertScript(script, 'KeyboardInterrupt\nunusable\n')
 
     def test_fork_while_another_thread_runs_an_op(self):
         library = self.open(SINGLE, timeout=2)
