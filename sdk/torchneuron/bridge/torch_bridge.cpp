@@ -30,7 +30,12 @@
  * (build_custom_op.runner.RunError, a RuntimeError), and what a kernel
  * printed reaches the Python print hook before the call returns; without
  * Python, the runner's message is a c10::Error and the output goes to the
- * standard streams. */
+ * standard streams.  The builds are opened with stop_on_interrupt: a call
+ * that Ctrl-C stops raises what Python's SIGINT handler raises
+ * (KeyboardInterrupt).  After a time limit or Ctrl-C the call's tensors are
+ * kept for ever (a core that did not stop may still use them) and the next
+ * call opens the build again.  The locks are made anew in a child of
+ * fork(), where the runner answers that the library is the parent's. */
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
