@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 """torch_bench.py - the PyTorch-level benchmarks (make bench-torch, and part
 of make bench; see bench/README.md).  Needs PyTorch: it runs itself under
-an interpreter that can import it.
+an interpreter that can import it.  Each case is a ratio of timings taken in
+this run, alternating the two sides:
 
+  - a call in the user's path: torch.ops.my_ops.relu_forward(x) on a 4x4
+    tensor with other PyTorch work (a 64x64 matmul) before each call,
+    against torch.relu in the same loop, on a 1-core and an 8-core library;
+  - throughput: the 8-core relu over 2^24 float32 values against torch.relu;
+  - load() with nothing changed, in a fresh process, against
+    torch.utils.cpp_extension.load() of the shape source alone with its
+    build directory warm;
   - MLP training: the loop of examples/mlp with the relu as custom ops on
-     the emulated cores (each kernel variant) against the same loop with
-     torch.relu, in steps per second, and where a step's time goes;
-  - load() with the shape library in the cache against an empty cache,
-     nothing else changed, each in a fresh process.
+    the emulated cores (each kernel variant) against torch.relu.
 
 Usage: bench/torch_bench.py [--quick] [--record]
-  --quick   fewer steps and repetitions (a smoke run)
+  --quick   fewer calls, steps and repetitions (a smoke run)
   --record  also replace the PyTorch section of the results in bench/README.md
 """
 import os
@@ -29,6 +34,10 @@ WORK = os.path.join(TOP, 'obj', 'bench-torch')
 QUICK = '--quick' in sys.argv
 TORCH_INTERPRETERS = ('/usr/bin/python3', 'python3')
 BEGIN, END = '<!-- torch results: begin -->', '<!-- torch results: end -->'
+# Aims (issue text in bench/README.md).
+ADDED_AIMS = {1: 20.0, 8: 60.0}
+THROUGHPUT_AIM = 1.5
+LOAD_AIM = 0.2
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import machine  # noqa: E402  (bench.py: the other cases)
@@ -48,13 +57,169 @@ def ensure_torch():
     sys.exit('torch_bench: needs PyTorch: apt-get install python3-torch pybind11-dev ninja-build')
 
 
+def met(value, aim):
+    return 'met' if value <= aim else 'not met'
+
+
+def bundles():
+    """The MLP's relu ops built for the host, single-core (tcm) and
+    multicore: {variant: bundle path}."""
+    sys.path.insert(0, MLP)
+    import build
+    return {variant: build.build(variant, os.path.join(WORK, f'mlp-{variant}'))
+            for variant in ('element', 'tcm', 'multicore')}
+
+
+def per_call_case(lines, built):
+    import torch
+    from build_custom_op import custom_op
+    calls = 200 if QUICK else 2000
+    batches = 3 if QUICK else 9
+    x = torch.randn(4, 4)
+    w = torch.randn(64, 64)
+
+    def loop(function, work):
+        start = time.perf_counter()
+        if work:
+            for _ in range(calls):
+                torch.mm(w, w)
+                function(x)
+        else:
+            for _ in range(calls):
+                function(x)
+        return (time.perf_counter() - start) / calls * 1e6
+
+    lines.append(f'**A call in the user\'s path** (`torch.ops.my_ops.relu_forward(x)`, x 4x4 '
+                 'float32, with a 64x64 `torch.mm` before each call, against `torch.relu(x)` '
+                 f'in the same loop; the fastest of {batches} alternating batches of {calls} '
+                 f'calls; PyTorch {torch.get_num_threads()} thread(s))')
+    lines.append('')
+    lines.append('| library | op + work | torch.relu + work | added per call | aim | '
+                 'back to back: op | torch.relu |')
+    lines.append('|---|---:|---:|---:|---:|---:|---:|')
+    for variant, cores in (('tcm', 1), ('multicore', 8)):
+        custom_op.load_library(built[variant], target='host')
+        op = torch.ops.my_ops.relu_forward
+        for function in (op, torch.relu):   # warm up
+            loop(function, True)
+        best = {}
+        for _ in range(batches):
+            for name, function, work in (('op', op, True), ('relu', torch.relu, True),
+                                         ('op alone', op, False),
+                                         ('relu alone', torch.relu, False)):
+                best[name] = min(best.get(name, float('inf')), loop(function, work))
+        added = best['op'] - best['relu']
+        lines.append(f'| {cores} core{"s" if cores > 1 else ""} ({variant}) | '
+                     f'{best["op"]:.1f} µs | {best["relu"]:.1f} µs | **{added:.1f} µs** | '
+                     f'≤ {ADDED_AIMS[cores]:.0f} µs: {met(added, ADDED_AIMS[cores])} | '
+                     f'{best["op alone"]:.1f} µs | {best["relu alone"]:.1f} µs |')
+    lines.append('')
+
+
+def throughput_case(lines, built):
+    import torch
+    from build_custom_op import custom_op
+    custom_op.load_library(built['multicore'], target='host')
+    op = torch.ops.my_ops.relu_forward
+    x = torch.randn(2 ** 24)
+    runs = 3 if QUICK else 9
+    op(x)
+    torch.relu(x)
+    ours, theirs = [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        op(x)
+        ours.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        torch.relu(x)
+        theirs.append(time.perf_counter() - start)
+    mine, reference = statistics.median(ours) * 1e3, statistics.median(theirs) * 1e3
+    ratio = mine / reference
+    lines.append(f'**Throughput** (`torch.ops.my_ops.relu_forward` of examples/mlp/multicore '
+                 f'on 8 cores over 2^24 float32 values, each call making its output, median of '
+                 f'{runs} alternating): {mine:.1f} ms against {reference:.1f} ms for '
+                 f'`torch.relu` ({torch.get_num_threads()} thread(s)), ratio **{ratio:.2f}** '
+                 f'(aim: ≤ {THROUGHPUT_AIM}: {met(ratio, THROUGHPUT_AIM)}).')
+    lines.append('')
+
+
+# What each fresh process times, after `import torch`: the import of what it
+# uses and the call.
+LOAD_OURS = """
+import sys, time, torch
+start = time.perf_counter()
+sys.path.insert(0, {python!r})
+from build_custom_op import custom_op
+custom_op.load('relu', [{compute!r}], [{shape!r}], build_directory={build!r}, target='host')
+print(time.perf_counter() - start)
+"""
+LOAD_THEIRS = """
+import time, torch
+start = time.perf_counter()
+import torch.utils.cpp_extension as cpp_extension
+cpp_extension.load(name='relushapefcn', sources=[{shape!r}], extra_include_paths=[{include!r}],
+                   build_directory={build!r}, is_python_module=False)
+print(time.perf_counter() - start)
+"""
+
+
+def load_case(lines):
+    """load() in a fresh process with nothing changed, against
+    cpp_extension.load() of the shape source alone with a warm build
+    directory; and load() from an empty cache."""
+    environment = dict(os.environ, BUILD_CUSTOM_OP_BUNDLES=os.path.join(WORK, 'bundles'))
+    # A user's installation has its modules compiled: let the children write them.
+    environment.pop('PYTHONDONTWRITEBYTECODE', None)
+    shape = os.path.join(MLP, 'shape.cpp')
+    ours = LOAD_OURS.format(python=os.path.join(TOP, 'python'),
+                            compute=os.path.join(MLP, 'element', 'relu.cpp'), shape=shape,
+                            build=os.path.join(WORK, 'load'))
+    theirs = LOAD_THEIRS.format(shape=shape, build=os.path.join(WORK, 'cpp_extension'),
+                                include=os.path.join(TOP, 'sdk', 'torchneuron', 'include'))
+    os.makedirs(os.path.join(WORK, 'cpp_extension'), exist_ok=True)
+
+    def run(script, **extra):
+        done = subprocess.run([sys.executable, '-c', script], env=dict(environment, **extra),
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f'torch_bench: a load failed:\n{done.stderr}')
+        return float(done.stdout.split()[-1])
+
+    run(ours)     # both warm, the .pyc files written
+    run(theirs)
+    runs = 2 if QUICK else 7
+    timings = {'ours': [], 'theirs': []}
+    for _ in range(runs):
+        timings['ours'].append(run(ours))
+        timings['theirs'].append(run(theirs))
+    mine = statistics.median(timings['ours'])
+    reference = statistics.median(timings['theirs'])
+    ratio = mine / reference
+    lines.append(f'**load(), nothing changed** (a fresh process, after `import torch`; median '
+                 f'of {runs} alternating runs)')
+    lines.append('')
+    lines.append('| call | time | against cpp_extension.load |')
+    lines.append('|---|---:|---:|')
+    lines.append(f'| `custom_op.load()` of examples/mlp (element), target \'host\', with its '
+                 f'import | {mine * 1e3:.0f} ms | **{ratio:.3f}** (aim: ≤ {LOAD_AIM}: '
+                 f'{met(ratio, LOAD_AIM)}) |')
+    lines.append(f'| `torch.utils.cpp_extension.load()` of shape.cpp alone, build directory '
+                 f'warm, with its import | {reference * 1e3:.0f} ms | 1 |')
+    if not QUICK:
+        cache = tempfile.mkdtemp(prefix='cache.', dir=WORK)
+        cold = run(ours, BUILD_CUSTOM_OP_CACHE=cache)
+        shutil.rmtree(cache, ignore_errors=True)
+        lines.append(f'| `custom_op.load()` from an empty cache (the shape library and the '
+                     f'bridge compiled against libtorch) | {cold:.1f} s | {cold / reference:.0f} |')
+    lines.append('')
+
+
 class Timer:
     """Adds up the time spent in calls of a function."""
 
     def __init__(self, function):
         self.function = function
         self.seconds = 0.0
-        self.calls = 0
 
     def __call__(self, *args, **kwargs):
         start = time.perf_counter()
@@ -62,28 +227,6 @@ class Timer:
             return self.function(*args, **kwargs)
         finally:
             self.seconds += time.perf_counter() - start
-            self.calls += 1
-
-
-class PythonRelu:
-    """torch.relu and its gradient in a torch.autograd.Function written as
-    examples/mlp's my_ops.Relu is: what the Function itself costs."""
-
-    def __new__(cls):
-        import torch
-
-        class Relu(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                ctx.save_for_backward(x)
-                return torch.relu(x)
-
-            @staticmethod
-            def backward(ctx, grad):
-                x, = ctx.saved_tensors
-                return torch.where(x > 0, grad, torch.zeros_like(grad))
-
-        return Relu
 
 
 def best_run(model, data, train, timers=()):
@@ -93,131 +236,45 @@ def best_run(model, data, train, timers=()):
     best = None
     for _ in range(1 if QUICK else 3):
         for timer in timers:
-            timer.seconds, timer.calls = 0.0, 0
+            timer.seconds = 0.0
         seconds = train.train(model, data)[1]
         if best is None or seconds < best[0]:
-            best = (seconds, [(timer.seconds, timer.calls) for timer in timers])
+            best = (seconds, sum(timer.seconds for timer in timers))
     return best
 
 
-def mlp_case(lines):
+def mlp_case(lines, built):
     import torch
-    sys.path.insert(0, MLP)
-    import build
     import my_ops
     import train
     from model import MLP as Model
     torch.manual_seed(0)
-    torch.set_num_threads(1)
     steps = 5 if QUICK else 40
     data = train.batches(steps, 32)
     per = 1000 / steps
     lines.append(f'**MLP training** (examples/mlp: 784-120-84-10, batch 32, SGD, {steps} '
-                 'steps, one PyTorch thread; relu_forward and relu_backward as custom ops; '
-                 f'the fastest of {1 if QUICK else 3} runs)')
+                 f'steps; relu_forward and relu_backward as custom ops in a '
+                 f'torch.autograd.Function; the fastest of {1 if QUICK else 3} runs)')
     lines.append('')
-    lines.append('| relu | steps/s | time against torch.relu | per step: kernels on the '
-                 'emulator | shape functions | checks and dispatch | the rest (PyTorch) |')
-    lines.append('|---|---|---|---|---|---|---|')
+    lines.append('| relu | steps/s | time against torch.relu | per step: in the op calls | '
+                 'the rest |')
+    lines.append('|---|---:|---:|---:|---:|')
     seconds, _ = best_run(Model(torch.relu), data, train)
     reference_rate = steps / seconds
-    lines.append(f'| torch.relu | {reference_rate:.1f} | 1 | - | - | - | '
-                 f'{seconds * per:.2f} ms |')
-    seconds, _ = best_run(Model(PythonRelu().apply), data, train)
-    lines.append(f'| torch.relu in an autograd.Function | {steps / seconds:.1f} | '
-                 f'{seconds * reference_rate / steps:.2f}x | - | - | - | {seconds * per:.2f} ms |')
+    lines.append(f'| torch.relu | {reference_rate:.1f} | 1 | - | {seconds * per:.2f} ms |')
+    namespace = torch.ops.my_ops
     for variant in ('element', 'tcm', 'multicore'):
-        bundle = build.build(variant, os.path.join(WORK, f'mlp-{variant}'))
-        my_ops.load(bundle)
-        forward = torch.ops.my_ops.relu_forward
-        backward = torch.ops.my_ops.relu_backward
-        library = forward.library
-        kernels = Timer(library.library.run)
-        library.library.run = kernels
-        shapes = [Timer(forward.shape_function), Timer(backward.shape_function)]
-        forward.shape_function, backward.shape_function = shapes
-        calls = [Timer(forward), Timer(backward)]
-        torch.ops.my_ops.relu_forward, torch.ops.my_ops.relu_backward = calls
-        seconds, totals = best_run(Model(my_ops.Relu.apply), data, train,
-                                   [kernels, *shapes, *calls])
-        (in_kernels, runs), forward_shapes, backward_shapes, forward_calls, backward_calls = \
-            totals
-        in_shapes = forward_shapes[0] + backward_shapes[0]
-        in_ops = forward_calls[0] + backward_calls[0]
-        lines.append(
-            f'| {variant} | {steps / seconds:.1f} | {seconds * reference_rate / steps:.2f}x | '
-            f'{in_kernels * per:.2f} ms ({runs // steps} runs) | {in_shapes * per:.2f} ms | '
-            f'{(in_ops - in_kernels - in_shapes) * per:.2f} ms | '
-            f'{(seconds - in_ops) * per:.2f} ms |')
-        library.library.run = kernels.function
-        forward.shape_function, backward.shape_function = (timer.function for timer in shapes)
-        torch.ops.my_ops.relu_forward, torch.ops.my_ops.relu_backward = forward, backward
-    lines.append('')
-    # The fixed cost of a call: a 1-element tensor, split as above.
-    one = torch.ones(1, 1)
-    count = 20 if QUICK else 500
-    shape = Timer(forward.shape_function)
-    kernels = Timer(forward.library.library.run)
-    forward.shape_function, forward.library.library.run = shape, kernels
-    start = time.perf_counter()
-    for _ in range(count):
-        forward(one)
-    per_call = (time.perf_counter() - start) / count
-    forward.shape_function, forward.library.library.run = shape.function, kernels.function
-    start = time.perf_counter()
-    for _ in range(count):
-        torch.relu(one)
-    torch_call = (time.perf_counter() - start) / count
-    lines.append(f'One call of relu_forward (multicore) on a 1-element tensor: '
-                 f'{per_call * 1e6:.0f} us (the runner {kernels.seconds / count * 1e6:.0f} us, '
-                 f'the shape function {shape.seconds / count * 1e6:.0f} us, the rest '
-                 f'{(per_call - (kernels.seconds + shape.seconds) / count) * 1e6:.0f} us), '
-                 f'against {torch_call * 1e6:.1f} us for torch.relu.')
-    lines.append('')
-
-
-def load_case(lines):
-    """build.py in a fresh process, with an empty shape-library cache and
-    then with a warm one."""
-    cache = tempfile.mkdtemp(prefix='cache.', dir=WORK)
-    environment = dict(os.environ, BUILD_CUSTOM_OP_CACHE=cache,
-                       BUILD_CUSTOM_OP_BUNDLES=os.path.join(WORK, 'bundles'))
-    script = ('import sys, time\n'
-              'start = time.perf_counter()\n'
-              'import torch\n'
-              'imported = time.perf_counter()\n'
-              f'sys.path.insert(0, {MLP!r})\n'
-              'import build\n'
-              f"build.build('element', {os.path.join(WORK, 'load')!r})\n"
-              'print(imported - start, time.perf_counter() - imported)\n')
-
-    def run():
-        start = time.perf_counter()
-        done = subprocess.run([sys.executable, '-c', script], env=environment,
-                              capture_output=True, text=True)
-        if done.returncode != 0:
-            sys.exit(f'torch_bench: load() failed:\n{done.stderr}')
-        total = time.perf_counter() - start
-        imported, loading = (float(value) for value in done.stdout.split())
-        return total, imported, loading
-
-    cold = run()
-    warm = [run() for _ in range(1 if QUICK else 5)]
-    warm_total = statistics.median(run[0] for run in warm)
-    warm_import = statistics.median(run[1] for run in warm)
-    warm_load = statistics.median(run[2] for run in warm)
-    shutil.rmtree(cache, ignore_errors=True)
-    lines.append('**load(), nothing changed** (examples/mlp, element variant, target '
-                 "'host': a fresh process running build.py; the shape library from an empty "
-                 f'cache, then from the warm one, median of {len(warm)})')
-    lines.append('')
-    lines.append('| cache | process | import torch | load() |')
-    lines.append('|---|---|---|---|')
-    lines.append(f'| empty | {cold[0]:.2f} s | {cold[1]:.2f} s | {cold[2]:.2f} s |')
-    lines.append(f'| warm | {warm_total:.2f} s | {warm_import:.2f} s | {warm_load:.2f} s |')
-    lines.append('')
-    lines.append(f'load() with a warm cache takes {warm_load / cold[2]:.3f} of the cold one '
-                 f'({cold[2] / warm_load:.0f}x faster).')
+        my_ops.load(built[variant])
+        forward, backward = namespace.relu_forward, namespace.relu_backward
+        timers = [Timer(forward), Timer(backward)]
+        namespace.relu_forward, namespace.relu_backward = timers
+        try:
+            seconds, in_ops = best_run(Model(my_ops.Relu.apply), data, train, timers)
+        finally:
+            namespace.relu_forward, namespace.relu_backward = forward, backward
+        lines.append(f'| {variant} | {steps / seconds:.1f} | '
+                     f'{seconds * reference_rate / steps:.2f}x | {in_ops * per:.2f} ms | '
+                     f'{(seconds - in_ops) * per:.2f} ms |')
     lines.append('')
 
 
@@ -225,10 +282,15 @@ def main():
     ensure_torch()
     import torch
     os.makedirs(WORK, exist_ok=True)
-    lines = [f'Measured {time.strftime("%Y-%m-%d")} on: {machine()}; PyTorch {torch.__version__}.',
-             '']
-    mlp_case(lines)
+    os.environ.setdefault('BUILD_CUSTOM_OP_BUNDLES', os.path.join(WORK, 'bundles'))
+    load_average = os.getloadavg()[0]
+    lines = [f'Measured {time.strftime("%Y-%m-%d")} on: {machine()}; PyTorch {torch.__version__}; '
+             f'load average {load_average:.1f} at the start.', '']
+    built = bundles()
+    per_call_case(lines, built)
+    throughput_case(lines, built)
     load_case(lines)
+    mlp_case(lines, built)
     text = '\n'.join(lines)
     print(text)
     with open(os.path.join(WORK, 'results.md'), 'w') as stream:

@@ -24,6 +24,7 @@ import stat
 import tempfile
 
 from build_custom_op import _archive
+from build_custom_op import _elf
 
 METADATA = 'metadata.json'
 TARGETS = ('xtensa', 'host')
@@ -265,25 +266,39 @@ def parse(path, data, target=None):
                           f'but {METADATA} records {meta["computelib"]["id"]}: the member was '
                           'changed after the bundle was made; rebuild it')
     for name in [bundle.shapelib] + (bundle.computelibs if bundle.target == 'host' else []):
-        if not bundle.member(name).startswith(b'\x7fELF'):
-            raise BundleError(f'{path}: {name} is not a shared library (no ELF header)')
+        problem = _elf.incomplete(bundle.member(name))
+        if problem is not None:
+            raise BundleError(f'{path}: its member {name} is not a whole shared library: '
+                              f'{problem}; rebuild the bundle with custom_op.load()')
     return bundle
 
 
 # --- the extraction cache ---------------------------------------------------
 
-def _owned_directory(path):
-    """Creates path (mode 700 under a new parent) or accepts it when it is
-    a directory of this user that no one else may write; else None."""
+def _directory_problem(path):
+    """Creates path (and its parents) when missing; returns None when it is
+    a directory of this user that no one else may write, else what is
+    wrong with it."""
     try:
         os.makedirs(path, mode=0o755, exist_ok=True)
+    except FileExistsError:
+        pass
+    except OSError as error:
+        return f'{path} cannot be created: {error.strerror}'
+    try:
         info = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() \
-            or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return None
-    return path
+    except OSError as error:
+        return f'{path} cannot be read: {error.strerror}'
+    if stat.S_ISLNK(info.st_mode):
+        return (f'{path} is a symbolic link (to {os.readlink(path)}), which another user could '
+                'have made point elsewhere')
+    if not stat.S_ISDIR(info.st_mode):
+        return f'{path} is not a directory'
+    if info.st_uid != os.geteuid():
+        return f'{path} belongs to another user (uid {info.st_uid})'
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f'others can write {path} (mode {stat.S_IMODE(info.st_mode):o})'
+    return None
 
 
 def extract_root():
@@ -293,40 +308,62 @@ def extract_root():
     write is never used: what is extracted there gets loaded."""
     chosen = os.environ.get(EXTRACT_ROOT_VARIABLE)
     candidates = [chosen] if chosen else [EXTRACT_ROOT, f'{EXTRACT_ROOT}-{os.geteuid()}']
+    problems = []
     for candidate in candidates:
-        if _owned_directory(candidate):
+        problem = _directory_problem(candidate)
+        if problem is None:
             return candidate
-    raise BundleError(f'cannot use {" or ".join(candidates)} to extract bundles into: each '
-                      'must be a directory of this user that no one else can write; set '
-                      f'{EXTRACT_ROOT_VARIABLE} to such a directory')
+        problems.append(problem)
+    raise BundleError(f'cannot extract bundles into {" or ".join(candidates)}: '
+                      f'{"; ".join(problems)}; the directory must be one of this user that no '
+                      f'one else can write: set {EXTRACT_ROOT_VARIABLE} to such a directory')
 
 
 def _complete(directory, bundle):
-    """Whether directory holds every member of the bundle with its size."""
+    """Whether directory holds every member of the bundle, byte for byte,
+    as regular files no one else may write."""
     for name, data in bundle.members:
         try:
-            if os.path.getsize(os.path.join(directory, name)) != len(data):
-                return False
+            descriptor = os.open(os.path.join(directory, name),
+                                 os.O_RDONLY | os.O_NOFOLLOW | getattr(os, 'O_CLOEXEC', 0))
         except OSError:
             return False
+        with os.fdopen(descriptor, 'rb') as stream:
+            info = os.fstat(descriptor)
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or \
+                    info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or info.st_size != len(data):
+                return False
+            try:
+                if stream.read() != data:
+                    return False
+            except OSError:
+                return False
     return True
 
 
 def extract(bundle, verbose=False):
     """The directory holding the bundle's members: ROOT/<md5 of the bundle>,
     extracted there (into a temporary directory, then renamed) unless a
-    complete extraction is already there.  An incomplete one (a member
-    deleted or cut) is replaced."""
+    complete extraction is already there.  One that differs from the
+    bundle (a member deleted, cut or changed) is replaced.  The files are
+    written mode 644 at most (the umask may narrow it)."""
     root = extract_root()
     final = os.path.join(root, bundle.md5)
     if os.path.isdir(final) and _complete(final, bundle):
         return final
-    temporary = tempfile.mkdtemp(prefix=f'.{bundle.md5}.', dir=root)
+    try:
+        temporary = tempfile.mkdtemp(prefix=f'.{bundle.md5}.', dir=root)
+    except OSError as error:
+        raise BundleError(f'cannot extract {bundle.path} into {root}: '
+                          f'{error.strerror or error}') from None
     try:
         for name, data in bundle.members:
-            with open(os.path.join(temporary, name), 'wb') as stream:
+            descriptor = os.open(os.path.join(temporary, name),
+                                 os.O_WRONLY | os.O_CREAT | os.O_EXCL |
+                                 getattr(os, 'O_CLOEXEC', 0), 0o644)
+            with os.fdopen(descriptor, 'wb') as stream:
                 stream.write(data)
-        os.chmod(temporary, 0o755)
+        os.chmod(temporary, 0o755 & ~_umask())
         if verbose:
             print(f'extracting {bundle.path} into {final}')
         try:

@@ -1,10 +1,16 @@
-"""_elf.py - the symbol table (.symtab) of an ELF file, 32 or 64 bits,
-either byte order.
+"""_elf.py - what the PyTorch level reads of ELF files: the symbol table
+(.symtab) of a file of 32 or 64 bits, either byte order, and whether a
+shared library is whole.
 
-It reads what the bundle's ar symbol index (_archive.py) and the check of
-compute functions (_compute_functions.py) need: each symbol's name,
-binding and section index, in table order.  Dynamic symbols (.dynsym) are
-not read: neither needs them.
+The symbols are what the bundle's ar symbol index (_archive.py) and the
+check of compute functions (_compute_functions.py) need: each symbol's
+name, binding and section index, in table order.  Dynamic symbols
+(.dynsym) are not read: neither needs them.
+
+incomplete() is run/elf_check.c's check, for the libraries Python loads
+(shape libraries) and the members of bundles: a file cut short maps
+without complaint, and the first touch of a missing page kills the
+process with SIGBUS.
 """
 
 import struct
@@ -75,12 +81,13 @@ def symbols(data):
             names = data[names_offset:names_offset + names_size]
             if offset + size > len(data) or names_offset + names_size > len(data):
                 return None
+            # Each entry whole, with the fields that are not read as padding.
+            entry = order + ('IBxH16x' if wide else 'I8xBxH')
+            first = offset + symbol_size
+            count = (size - symbol_size) // symbol_size if size >= symbol_size else 0
+            table = memoryview(data)[first:first + count * symbol_size]
             found = []
-            for at in range(offset + symbol_size, offset + size - symbol_size + 1, symbol_size):
-                if wide:
-                    name_at, info, _, section = struct.unpack_from(order + 'IBBH', data, at)
-                else:
-                    name_at, _, _, info, _, section = struct.unpack_from(order + 'IIIBBH', data, at)
+            for name_at, info, section in struct.iter_unpack(entry, table):
                 end = names.find(b'\0', name_at)
                 found.append(Symbol(names[name_at:end if end >= 0 else len(names)],
                                     info >> 4, section))
@@ -88,3 +95,43 @@ def symbols(data):
         return []
     except (struct.error, IndexError):
         return None
+
+
+def incomplete(data):
+    """What is missing from data, a whole shared library, as run-custom-op
+    says it ("it has 1000 bytes, but its ELF headers describe 4096"); None
+    when it holds every part its ELF header, program headers and section
+    headers describe.  As run/elf_check.c, only this machine's kind of
+    library (64 bits, little-endian) is measured; the loader refuses the
+    others itself."""
+    length = len(data)
+    if length < 4 or data[:4] != b'\x7fELF':
+        return (f'it is not an ELF shared library ({length} bytes, without the ELF magic '
+                'number)')
+    if length < 64:
+        return f'it has {length} bytes, too few for its ELF header'
+    if data[4] != 2 or data[5] != 1:
+        return None
+    phoff, shoff = struct.unpack_from('<QQ', data, 0x20)
+    phentsize, phnum, shentsize, shnum = struct.unpack_from('<HHHH', data, 0x36)
+    if phentsize != 56:
+        return None
+    limit = 2 ** 64 - 1
+
+    def table_end(offset, count, size):
+        return limit if size and count > (limit - offset) // size else offset + count * size
+
+    needed = table_end(phoff, phnum, phentsize)
+    if shoff:
+        needed = max(needed, table_end(shoff, shnum, shentsize))
+    if needed <= length:
+        for i in range(phnum):
+            kind, _, offset, _, _, filesz = struct.unpack_from('<IIQQQQ', data, phoff + i * 56)
+            end = limit if offset > limit - filesz else offset + filesz
+            if kind == 1 and end > needed:  # PT_LOAD
+                needed = end
+    if needed <= length:
+        return None
+    if needed == limit:
+        return 'its ELF headers are damaged (they describe parts beyond any file)'
+    return f'it has {length} bytes, but its ELF headers describe {needed}'

@@ -1,129 +1,204 @@
-"""_host_ops.py - torch.ops.<ns>.<op> on the host target: the op's kernel
-runs on the emulated GPSIMD cores through build_custom_op.runner.
+"""_host_ops.py - torch.ops.<ns>.<op> on the host target: PyTorch's own
+operators whose CPU kernel runs the op's compute function on the emulated
+GPSIMD cores.
 
-A registered op takes the op's arguments (tensors and Python numbers),
-refuses what the device could not take (a tensor on another device, a dtype
-the device does not have, a tensor where a number goes), asks the shape
-function for the output's sizes and dtype, and runs the kernel into an
-output allocated from them: the tensor get_dst_tensor() returns on the
-device.  The runner converts each number by the schema's kind (Scalar,
-float, int, long long) and raises runner.RunError with the core, the op and
-the rule when the kernel breaks one.  Imports torch.
+The kernels are those of the bridge, sdk/torchneuron/bridge/torch_bridge.cpp,
+a C++ library compiled against this process's PyTorch once per version and
+kept in the cache of _torch_build.py.  It calls libruncustomop itself (the
+functions of build_custom_op.runner's copy of it, given at start): no
+Python runs in a call, except to hand over what a kernel printed and to
+make the exception of a failed call.  This module builds and loads the
+bridge, opens each bundle's compute library through it and registers the
+ops; the checks of a call are the bridge's and the runner's (run/check.c).
+
+Exceptions a call raises: TypeError when PyTorch's schema refuses an
+argument; ValueError for a tensor the device cannot take (another device,
+a dtype the device does not have, a sparse layout) or a shape function
+that returns such a dtype; RuntimeError when an input requires grad
+(the op has no derivative: call it inside a torch.autograd.Function); and
+build_custom_op.runner.RunError (a RuntimeError) with the runner's core, op
+and kind for what the runner reports: a number out of its kind's range, a
+fault or broken device rule in the kernel, an output element no core wrote
+('op'), a time limit ('timeout'); and KeyboardInterrupt when Ctrl-C stops a
+call (the next call opens the build again).  Called from TorchScript, each becomes the interpreter's
+RuntimeError with the same message.  Imports torch.
 """
 
-import numbers
+import ctypes
+import os
+import sys
 import threading
+import warnings
 
 import torch
 
-# The dtypes of the device's tensors, in the order the docs list them.
-DEVICE_DTYPES = (torch.float32, torch.bfloat16, torch.float16, torch.int32, torch.int8,
-                 torch.int64, torch.int16, torch.uint8)
-_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
-_KIND_NAMES = {'T': 'Tensor', 'S': 'Scalar', 'i': 'int', 'f': 'float', 'l': 'long long'}
+from build_custom_op import _torch_build
+from build_custom_op import runner
+from build_custom_op._library import _TOP as _SOURCE_TREE, installed as _installed
+
+TIMEOUT_VARIABLE = 'CUSTOM_OP_TIMEOUT'
+# `make install` replaces these with where it put the bridge's source and
+# runcustomop.h.
+_INSTALLED_DATADIR = '@DATADIR@'
+_INSTALLED_INCLUDEDIR = '@INCLUDEDIR@'
+_BRIDGE_SOURCE = 'torch_bridge.cpp'
+# cpp_extension adds no optimisation flag of its own.
+_BRIDGE_FLAGS = ['-O2']
+_RUNNER_HEADER = 'runcustomop.h'
+_MESSAGE_SIZE = 16384
+# The runner's functions the bridge calls, in the order of its struct Runner.
+_RUNNER_FUNCTIONS = ('rco_open', 'rco_close', 'rco_op_index', 'rco_op_kinds',
+                     'rco_op_signature', 'rco_run')
 
 
-def _dtype_names():
-    return ', '.join(str(dtype).replace('torch.', '') for dtype in DEVICE_DTYPES)
+class RegistrationError(Exception):
+    """The bridge could not be built, or a bundle's ops not registered.
+    kind is the runner's (runner.RunError.kind) when it could not open the
+    build, else None."""
+
+    def __init__(self, message, kind=None):
+        super().__init__(message)
+        self.kind = kind
 
 
-class HostLibrary:
-    """The compute library of a bundle, opened once through the runner;
-    calls of its ops run one at a time."""
+def _bridge_files():
+    """(the bridge's source, the directory of runcustomop.h): the source
+    tree's (in the source tree's copy of the package), else the install's."""
+    candidates = []
+    if not _installed():
+        candidates.append((os.path.join(_SOURCE_TREE, 'sdk', 'torchneuron', 'bridge',
+                                        _BRIDGE_SOURCE), os.path.join(_SOURCE_TREE, 'include')))
+    if not _INSTALLED_DATADIR.startswith('@'):
+        candidates.append((os.path.join(_INSTALLED_DATADIR, 'build-custom-op', _BRIDGE_SOURCE),
+                           _INSTALLED_INCLUDEDIR))
+    for source, include in candidates:
+        if os.path.isfile(source) and os.path.isfile(os.path.join(include, _RUNNER_HEADER)):
+            return source, include
+    raise RegistrationError(f'cannot find {_BRIDGE_SOURCE} and {_RUNNER_HEADER} (looked in '
+                            f'{", ".join(os.path.dirname(s) for s, _ in candidates)}); run make '
+                            'in the build-custom-op source tree, or make install')
 
-    def __init__(self, path, runner):
+
+def _caller_stacklevel():
+    """The stacklevel of warnings.warn, called here, that points at the first
+    caller outside this package and PyTorch's op wrappers."""
+    torch_directory = os.path.dirname(torch.__file__) + os.sep
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and (
+            frame.f_globals.get('__name__', '').startswith('build_custom_op')
+            or frame.f_code.co_filename.startswith(torch_directory)):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def _hand_over(printed, warned):
+    """The bridge's print hook: what the cores printed and the runtime's
+    warnings, after a call, as runner.open()'s defaults show them."""
+    for core, text in printed:
+        runner._print_as_the_runner_does(core, text.decode(errors='replace'))
+    for text in warned:
+        warnings.warn(text.decode(errors='replace'), runner.RunWarning,
+                      stacklevel=_caller_stacklevel())
+
+
+def _run_error(status, core, signal, op, message):
+    """The bridge's error hook: the exception of a call the runner failed."""
+    return runner._run_error(status, core, signal, op.decode(errors='replace'),
+                             message.decode(errors='replace'))
+
+
+def _fills_outputs():
+    """Whether new outputs are filled before the kernel runs (elements it
+    does not write are then NaN): only when the runner's output checks,
+    set by BUILD_CUSTOM_OP_OUTPUT_CHECKS, do not make them an error.  (The
+    runner refuses a value other than error, warn and off itself.)"""
+    return os.environ.get('BUILD_CUSTOM_OP_OUTPUT_CHECKS') in ('warn', 'off')
+
+
+class _Bridge:
+    """The bridge library, loaded and started once per process."""
+
+    def __init__(self):
+        source, include = _bridge_files()
+        try:
+            path, _ = _torch_build.build('bridge', 'torch_bridge', [source], _BRIDGE_FLAGS,
+                                         [include], False)
+        except _torch_build.TorchBuildError as error:
+            raise RegistrationError(f'building the bridge of host ops: {error}') from None
+        python_side = ctypes.PyDLL(path)   # keeps the GIL: init takes Python objects
+        library = ctypes.CDLL(path)
+        python_side.torch_bridge_init.argtypes = [ctypes.c_void_p, ctypes.py_object,
+                                                  ctypes.py_object]
+        python_side.torch_bridge_init.restype = ctypes.c_int
+        library.torch_bridge_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_double,
+                                              ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                                              ctypes.c_char_p, ctypes.c_size_t]
+        library.torch_bridge_open.restype = ctypes.c_void_p
+        library.torch_bridge_register.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                                  ctypes.c_char_p, ctypes.c_char_p,
+                                                  ctypes.c_size_t]
+        library.torch_bridge_register.restype = ctypes.c_int
+        library.torch_bridge_release.argtypes = [ctypes.c_void_p]
+        library.torch_bridge_release.restype = None
+        shared = runner._load()
+        functions = (ctypes.c_void_p * len(_RUNNER_FUNCTIONS))(
+            *[ctypes.cast(getattr(shared, name), ctypes.c_void_p).value
+              for name in _RUNNER_FUNCTIONS])
+        python_side.torch_bridge_init(functions, _hand_over, _run_error)
         self.path = path
-        self.runner = runner
-        self.library = runner.open(path)
-        self.lock = threading.Lock()
-        self.kinds = {op.name: op.kinds for op in self.library.ops}
-        self.signatures = {op.name: op.signature for op in self.library.ops}
-
-    def run(self, fn, args, shape, dtype):
-        with self.lock:
-            try:
-                return self.library.run(fn, *args, shape=shape, dtype=dtype)
-            except self.runner.RunError as error:
-                # After a time limit the runner stops the cores and its
-                # library runs no more ops: the next call gets a new one.
-                if getattr(error, 'kind', None) == 'timeout':
-                    self.library.close()
-                    self.library = self.runner.open(self.path)
-                raise
-
-
-class HostOp:
-    """torch.ops.NS.OP on the host target."""
-
-    def __init__(self, op, schema, shape_function, library):
-        self.__name__ = op.op
-        self.__qualname__ = op.qualified
-        self.qualified = op.qualified
-        self.fn = op.fn
-        self.schema = schema
-        self.shape_function = shape_function
         self.library = library
-        if op.fn not in library.kinds:
-            raise LookupError(f'{library.path} has no compute function {op.fn} for op '
-                              f'{op.qualified}')
-        self.kinds = library.kinds[op.fn]
-        self.signature = library.signatures[op.fn]
-        self.__doc__ = (f'{op.qualified}: runs the compute function {op.fn}{self.signature} '
-                        'on the emulated GPSIMD cores.')
 
-    def __repr__(self):
-        return f'<custom op {self.qualified} on the host emulator ({self.fn}{self.signature})>'
+    def register(self, base, ops, timeout):
+        """Opens the host build at base and has each op (an Op of
+        _shape_library) run its compute function there."""
+        status = ctypes.c_int()
+        message = ctypes.create_string_buffer(_MESSAGE_SIZE)
+        handle = self.library.torch_bridge_open(os.fsencode(base), 0, timeout or 0.0,
+                                                _fills_outputs(), ctypes.byref(status), message,
+                                                _MESSAGE_SIZE)
+        if not handle:
+            raise RegistrationError(message.value.decode(errors='replace'),
+                                    runner._STATUS_NAMES.get(status.value, 'system'))
+        try:
+            for op in ops:
+                if self.library.torch_bridge_register(handle, op.qualified.encode(),
+                                                      op.fn.encode(), message,
+                                                      _MESSAGE_SIZE) != 0:
+                    raise RegistrationError(message.value.decode(errors='replace'))
+        finally:
+            self.library.torch_bridge_release(handle)
 
-    def _describe(self, index):
-        return f'argument {index + 1} ({_KIND_NAMES[self.kinds[index]]}) of {self.qualified}'
 
-    def _check(self, args):
-        if len(args) != len(self.kinds):
-            raise TypeError(f'{self.qualified}{self.signature} takes {len(self.kinds)} '
-                            f'argument{"s" if len(self.kinds) != 1 else ""}, '
-                            f'but {len(args)} were given')
-        for index, (kind, value) in enumerate(zip(self.kinds, args)):
-            if kind == 'T':
-                if not isinstance(value, torch.Tensor):
-                    raise TypeError(f'{self._describe(index)} must be a torch.Tensor, '
-                                    f'not {type(value).__name__}')
-                if value.device.type != 'cpu':
-                    raise ValueError(f'{self._describe(index)} is on {value.device}; the '
-                                     'host emulator runs on CPU tensors: pass it with .cpu()')
-                if value.dtype not in DEVICE_DTYPES:
-                    raise ValueError(f'{self._describe(index)} has dtype '
-                                     f'{str(value.dtype).replace("torch.", "")}, which the '
-                                     f'device does not have; its dtypes are {_dtype_names()}')
-                if value.is_sparse or value.layout != torch.strided:
-                    raise ValueError(f'{self._describe(index)} is a {value.layout} tensor; '
-                                     'the device takes dense (strided) tensors')
-            else:
-                if isinstance(value, torch.Tensor) or not isinstance(value, numbers.Number) \
-                        or isinstance(value, complex):
-                    hint = '; use .item() for a one-element tensor' \
-                        if isinstance(value, torch.Tensor) else ''
-                    raise TypeError(f'{self._describe(index)} must be a Python number, not '
-                                    f'{type(value).__name__}{hint}')
-                if kind in 'il' and not isinstance(value, numbers.Integral):
-                    raise TypeError(f'{self._describe(index)} must be an integer, not '
-                                    f'{value!r}')
-                if isinstance(value, numbers.Integral) and not _INT64_MIN <= value <= _INT64_MAX:
-                    raise ValueError(f'{self._describe(index)} is {value}, out of the int64 '
-                                     'range of the shape function')
+_bridge = None
+_bridge_lock = threading.Lock()
 
-    def __call__(self, *args, **kwargs):
-        if kwargs:
-            raise TypeError(f'{self.qualified} takes its arguments by position, not by name '
-                            f'({", ".join(kwargs)})')
-        self._check(args)
-        with torch.no_grad():
-            result = self.shape_function(*args)
-        if not isinstance(result, torch.Tensor):
-            raise TypeError(f'the shape function of {self.qualified} returned '
-                            f'{type(result).__name__}, not a tensor')
-        if result.dtype not in DEVICE_DTYPES:
-            raise ValueError(f'the shape function of {self.qualified} returned dtype '
-                             f'{str(result.dtype).replace("torch.", "")}, which the device '
-                             f'does not have; its dtypes are {_dtype_names()}')
-        with torch.no_grad():
-            return self.library.run(self.fn, args, tuple(result.shape), result.dtype)
+
+def _after_fork():
+    global _bridge_lock
+    _bridge_lock = threading.Lock()   # another thread of the parent may have held it
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
+def bridge():
+    """The process's _Bridge."""
+    global _bridge
+    with _bridge_lock:
+        if _bridge is None:
+            _bridge = _Bridge()
+        return _bridge
+
+
+def register(base, ops, timeout=None):
+    """Has torch.ops.<ns>.<op> of each op run its compute function of the
+    host build at base (BUILD_DIR/NAME), each call within timeout seconds
+    (None: no limit).  Raises RegistrationError."""
+    bridge().register(base, ops, timeout)
+    for op in ops:
+        namespace = getattr(torch.ops, op.namespace)
+        current = namespace.__dict__.get(op.op)
+        if current is not None and not isinstance(current, torch._ops.OpOverloadPacket):
+            delattr(namespace, op.op)   # what an earlier load of a device build put there

@@ -1,9 +1,10 @@
 """build-custom-op bundle: the shape-library flow from the command line.
 
-``build-custom-op bundle`` runs this module (``python3 -m
-build_custom_op.bundle_command``) under an interpreter that can import
-PyTorch: it runs the steps of custom_op.load() and writes lib<NAME>.so,
-without registering anything.  See USAGE.
+``build-custom-op bundle`` runs this file as a script, under an interpreter
+that can import PyTorch, started isolated (``python3 -I``: nothing of the
+current directory or PYTHONPATH is imported); the script puts the package
+it belongs to on the path itself.  It runs the steps of custom_op.load()
+and writes lib<NAME>.so, without registering anything.  See USAGE.
 """
 
 import contextlib
@@ -19,6 +20,10 @@ TORCH_INSTALL = 'apt-get install python3-torch pybind11-dev ninja-build'
 # first on PATH.
 TORCH_INTERPRETERS = ('/usr/bin/python3', 'python3')
 _REEXECUTED = 'BUILD_CUSTOM_OP_BUNDLE_REEXECUTED'
+
+if __name__ == '__main__':
+    # The package this file belongs to, which -I leaves off the path.
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 USAGE = """\
 Usage: build-custom-op bundle [OPTIONS] --name NAME --shape FILE... SOURCE...
@@ -129,22 +134,19 @@ def _with_torch(argv):
         import shutil
         import subprocess
         here = os.path.realpath(sys.executable)
-        package_parent = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
         for candidate in TORCH_INTERPRETERS:
             path = shutil.which(candidate)
             if path is None or os.path.realpath(path) == here:
                 continue
-            probe = subprocess.run([path, '-c', 'import torch'], stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
+            probe = subprocess.run([path, '-I', '-c', 'import torch'],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   cwd='/')
             if probe.returncode == 0:
                 environment = dict(os.environ)
                 environment[_REEXECUTED] = '1'
-                environment['PYTHONPATH'] = os.pathsep.join(
-                    [package_parent] + [p for p in [os.environ.get('PYTHONPATH')] if p])
                 sys.stdout.flush()
                 sys.stderr.flush()
-                os.execve(path, [path, '-m', 'build_custom_op.bundle_command'] + argv,
-                          environment)
+                os.execve(path, [path, '-I', os.path.realpath(__file__)] + argv, environment)
     sys.stderr.write(f'{PROGRAM}: bundle needs PyTorch, which no interpreter here can import '
                      f'({sys.executable} cannot): {TORCH_INSTALL}\n')
     return False

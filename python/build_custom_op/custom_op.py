@@ -2,9 +2,11 @@
 schemas, compute build, lib<name>.so bundle, registration.
 
 A drop-in for torch-neuronx's ``custom_op.load()`` and ``load_library()``,
-with one more keyword argument, ``target``: 'xtensa' (the device, the
+with two more keyword arguments: ``target``, 'xtensa' (the device, the
 default) or 'host' (this machine: the kernels run on the emulated GPSIMD
-cores).  Without it, the environment variable CUSTOM_OP_TARGET decides.
+cores), by default the environment variable CUSTOM_OP_TARGET; and
+``timeout``, the seconds a call of a host op may take, by default
+CUSTOM_OP_TIMEOUT (unset: no limit).
 
     from build_custom_op import custom_op
     custom_op.load('relu', ['relu.cpp'], ['shape.cpp'], build_directory='.',
@@ -15,28 +17,35 @@ cores).  Without it, the environment variable CUSTOM_OP_TARGET decides.
 load() runs six steps; an error says which one and which file:
   1. build lib<name>shapefcn.so from the shape sources with
      torch.utils.cpp_extension (torch's own flags, plus the directory of
-     torchneuron/register.h), and load it;
+     torchneuron/register.h), or find it in the cache, and load it;
   2. read each (namespace, op, compute function) through register.h's C
      functions;
   3. format each op's schema from PyTorch's parsed schema, as the original;
   4. build the compute library: build_custom_op.compile() with
      name=f'lib{name}customop.so' and the original's arguments, in a
-     temporary directory (deleted afterwards, whatever happens);
+     directory that is kept, so that the build is incremental and
+     wrapper.cpp and compile_commands.json stay: build_directory/
+     lib{name}customop.build, or without a build_directory one in the
+     cache;
   5. make the lib<name>.so bundle (an ar archive: the shape library, the
      compute libraries, on the host their .ops record, and metadata.json)
      and, with a build_directory, write it there (a temporary name, then a
      rename);
   6. register torch.ops.<ns>.<op>.
 
-The shape library is kept in a cache (see _shape_library.py): a second
-load() of unchanged sources does not compile it again.  Imports torch.
+The shape library is kept in a cache (see _torch_build.py): a second
+load() of unchanged sources does not compile it again, whatever the
+library's name.  On the host target each op is PyTorch's own operator,
+whose CPU kernel runs the compute function (see _host_ops.py).  Imports
+torch.
 """
 
+import hashlib
+import json
+import numbers
 import os
 import re
-import shutil
 import sys
-import tempfile
 import warnings
 
 import torch
@@ -46,10 +55,13 @@ from build_custom_op import BuildError
 from build_custom_op import _bundle
 from build_custom_op import _compute_functions
 from build_custom_op import _shape_library
+from build_custom_op import _torch_build
 
-__all__ = ['load', 'load_library', 'CustomOpError', 'CustomOpWarning', 'TARGET_VARIABLE']
+__all__ = ['load', 'load_library', 'CustomOpError', 'CustomOpWarning', 'TARGET_VARIABLE',
+           'TIMEOUT_VARIABLE']
 
 TARGET_VARIABLE = 'CUSTOM_OP_TARGET'
+TIMEOUT_VARIABLE = 'CUSTOM_OP_TIMEOUT'
 _TARGETS = ('xtensa', 'host')
 
 
@@ -82,6 +94,27 @@ def _target(target):
         raise CustomOpError(f"{origin} is {chosen!r}: use 'xtensa' (the device) or 'host' "
                             '(the emulated cores of this machine)', 'arguments', kind='usage')
     return chosen
+
+
+def _timeout(timeout):
+    """The seconds a call of a host op may take, or None (no limit)."""
+    chosen = timeout
+    origin = 'timeout'
+    if chosen is None:
+        text = os.environ.get(TIMEOUT_VARIABLE)
+        if not text:
+            return None
+        origin = f'${TIMEOUT_VARIABLE}'
+        try:
+            chosen = float(text)
+        except ValueError:
+            chosen = text
+    if isinstance(chosen, bool) or not isinstance(chosen, numbers.Real) or \
+            not 0 < chosen < float('inf'):
+        raise CustomOpError(f'{origin} is {chosen!r}: give the seconds a call of an op may '
+                            'take, a number above 0 (or leave it out: no limit)', 'arguments',
+                            kind='usage')
+    return float(chosen)
 
 
 def _files(value, what):
@@ -218,10 +251,20 @@ def _missing_functions(directory, compute_srcs, ops, target, output):
     return _compute_functions.diagnose(directory, compute_srcs, ops, wrapper, output)
 
 
-def _bundle_members(name, shape_path, libraries, directory, ops, target):
+def _compute_directory(name, build_directory, compute_srcs, target):
+    """Where step 4 builds: build_directory/lib<name>customop.build, or a
+    directory of the cache named by the library and its sources."""
+    if build_directory is not None:
+        return os.path.join(os.fspath(build_directory), f'lib{name}customop.build')
+    identity = json.dumps([name, target, [os.path.abspath(src) for src in compute_srcs]])
+    key = hashlib.sha256(identity.encode('utf-8')).hexdigest()[:24]
+    return os.path.join(_torch_build.cache_root(), 'compute', key)
+
+
+def _bundle_members(name, shape_data, libraries, directory, ops, target):
     """Step 5: the bundle's members in the original's order (the host's
     .ops record before metadata.json)."""
-    members = [(f'lib{name}shapefcn.so', _read(shape_path))]
+    members = [(f'lib{name}shapefcn.so', shape_data)]
     for library in libraries:
         members.append((os.path.basename(library), _read(library)))
     computelibs = members[1:]
@@ -241,7 +284,8 @@ def _read(path):
 
 
 def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[],
-         build_directory=None, multicore=False, verbose=False, *, target=None, sanitize=None):
+         build_directory=None, multicore=False, verbose=False, *, target=None, timeout=None,
+         sanitize=None):
     """Builds a library of custom ops and registers them.
 
     name: the library's name (lib<name>.so, lib<name>shapefcn.so,
@@ -252,9 +296,11 @@ def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[]
     build_directory: where lib<name>.so is written (no bundle without it).
     multicore: eight compute libraries, one per GPSIMD core.  verbose:
     print each step and command.  target: 'xtensa' or 'host' (default:
-    $CUSTOM_OP_TARGET, else 'xtensa').  sanitize: the compute build's
-    sanitizers, as compile() takes them (host target only); the shape
-    library is built as without them, with torch's flags.
+    $CUSTOM_OP_TARGET, else 'xtensa').  timeout: the seconds a call of a
+    host op may take (default: $CUSTOM_OP_TIMEOUT, else no limit).
+    sanitize: the compute build's sanitizers, as compile() takes them
+    (host target only); the shape library is built as without them, with
+    torch's flags.
 
     On the host target, torch.ops.<ns>.<op> then runs the kernel on the
     emulated cores.  On the device target the ops are registered for
@@ -263,15 +309,17 @@ def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[]
     Raises CustomOpError (a BuildError) naming the failed step and file.
     """
     _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
-              build_directory, multicore, verbose, target, register=True, sanitize=sanitize)
+              build_directory, multicore, verbose, target, register=True, timeout=timeout,
+              sanitize=sanitize)
 
 
 def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
               build_directory, multicore, verbose, target, register, caller=None,
-              sanitize=None):
+              timeout=None, sanitize=None):
     """load(); returns the bundle's path (None without a build_directory).
     caller names the call in messages (default: load('NAME'))."""
     target = _target(target)
+    timeout = _timeout(timeout)
     _check_name(name, 'load' if caller is None else caller)
     compute_srcs = _files(compute_srcs, 'compute_srcs')
     shape_srcs = _files(shape_srcs, 'shape_srcs')
@@ -280,10 +328,14 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
     steps = _Steps('load', name, 6) if caller is None else _Steps(caller, None, 6)
     _check_readable(shape_srcs, 'shape sources', steps.function)
     _check_readable(compute_srcs, 'compute sources', steps.function)
+    if build_directory is not None and os.path.exists(build_directory) and \
+            not os.path.isdir(build_directory):
+        raise CustomOpError(f'{steps.function}: the build_directory {build_directory} is not a '
+                            'directory', 'arguments', path=os.fspath(build_directory))
 
     try:
-        shape_path = _shape_library.build_and_load(name, shape_srcs, extra_cflags,
-                                                   extra_include_paths, verbose)
+        shape_path, shape_data = _shape_library.build_and_load(
+            name, shape_srcs, extra_cflags, extra_include_paths, verbose)
     except _shape_library.ShapeLibraryError as error:
         raise steps.fail(1, 'building the shape library', str(error),
                          ', '.join(shape_srcs)) from None
@@ -292,35 +344,27 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
         for op in ops:
             print(f'schemas for {op.qualified}: {op.schema}')
 
+    directory = _compute_directory(name, build_directory, compute_srcs, target)
     try:
-        directory = tempfile.mkdtemp(prefix='build-custom-op.')
+        os.makedirs(directory, exist_ok=True)
     except OSError as error:
-        raise steps.fail(4, 'building the compute library', 'cannot create a temporary '
-                         f'directory: {error.strerror}; set TMPDIR to a writable directory',
-                         error.filename) from None
+        raise steps.fail(4, 'building the compute library', 'cannot create the directory of '
+                         f'the build: {error.strerror}', directory) from None
+    if verbose:
+        print(f'Using build directory: {directory}')
+    libraries = _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose,
+                               target, directory, steps, sanitize)
+    bundle_name = f'lib{name}.so'
     try:
-        if verbose:
-            print(f'Using temp dir: {directory}')
-        libraries = _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose,
-                                   target, directory, steps, sanitize)
-        bundle_name = f'lib{name}.so'
-        try:
-            members = _bundle_members(name, shape_path, libraries, directory, ops, target)
-            data = _bundle.build_archive(members)
-        except OSError as error:
-            raise steps.fail(5, 'making the bundle', error.strerror,
-                             error.filename) from None
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        members = _bundle_members(name, shape_data, libraries, directory, ops, target)
+        data = _bundle.build_archive(members)
+    except OSError as error:
+        raise steps.fail(5, 'making the bundle', error.strerror, error.filename) from None
 
     bundle_path = None
     if build_directory is not None:
         bundle_path = os.path.join(os.fspath(build_directory), bundle_name)
         try:
-            if os.path.exists(build_directory) and not os.path.isdir(build_directory):
-                raise steps.fail(5, 'writing the bundle', f'the build_directory {build_directory} '
-                                 'is not a directory', bundle_path)
-            os.makedirs(os.fspath(build_directory), exist_ok=True)
             if verbose:
                 print(f'writing {bundle_path}: {", ".join(n for n, _ in members)}')
             _bundle.write_atomically(bundle_path, data)
@@ -328,22 +372,23 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
             raise steps.fail(5, 'writing the bundle', error.strerror, bundle_path) from None
     if register:
         bundle = _bundle.parse(bundle_path or bundle_name, data)
-        _register(bundle, shape_path, ops, target, steps, 6, verbose)
+        _register(bundle, shape_path, ops, target, steps, 6, verbose, timeout=timeout)
     return bundle_path
 
 
 # --- load_library() -------------------------------------------------------------
 
-def load_library(libname, verbose=False, *, target=None):
+def load_library(libname, verbose=False, *, target=None, timeout=None):
     """Registers the ops of a lib<name>.so bundle that load() wrote.
 
     The bundle is extracted into a directory named by its md5 under
     /var/tmp/neuron-custom-ops (or $BUILD_CUSTOM_OP_BUNDLES), once: into a
     temporary directory that is then renamed.  Its metadata, shape library
     and compute libraries are checked; a bundle built for the other target
-    is refused.  target: as for load().  Raises CustomOpError.
+    is refused.  target, timeout: as for load().  Raises CustomOpError.
     """
     target = _target(target)
+    timeout = _timeout(timeout)
     if isinstance(libname, bytes):
         libname = os.fsdecode(libname)
     if not isinstance(libname, (str, os.PathLike)):
@@ -378,7 +423,7 @@ def load_library(libname, verbose=False, *, target=None):
         raise steps.fail(3, 'checking the shape library',
                          f'the ops of {bundle.shapelib} differ from those metadata.json '
                          f'records ({shown}); rebuild the bundle', libname)
-    _register(bundle, shape_path, ops, target, steps, 4, verbose, directory)
+    _register(bundle, shape_path, ops, target, steps, 4, verbose, directory, timeout)
 
 
 # --- registering ----------------------------------------------------------------
@@ -398,40 +443,43 @@ def _shape_function(op):
     return function
 
 
-def _register(bundle, shape_path, ops, target, steps, number, verbose, directory=None):
-    """Replaces torch.ops.<ns>.<op> of each op, as the original does."""
+def _register(bundle, shape_path, ops, target, steps, number, verbose, directory=None,
+              timeout=None):
+    """Registers the ops: on the host, kernels that run the compute
+    functions; on the device, torch-neuronx's ops, put at
+    torch.ops.<ns>.<op> as the original does."""
     try:
         if directory is None:
             directory = _bundle.extract(bundle, verbose)
     except _bundle.BundleError as error:
         raise steps.fail(number, 'registering the ops', str(error), bundle.path) from None
-    computelibs = [os.path.join(directory, name) for name in bundle.computelibs]
-    shapes = {op.qualified: _shape_function(op) for op in ops}
     if target == 'host':
-        registered = _register_host(bundle, directory, ops, shapes, steps, number)
+        _register_host(bundle, directory, ops, steps, number, timeout)
+        registered = {}
     else:
+        computelibs = [os.path.join(directory, name) for name in bundle.computelibs]
+        shapes = {op.qualified: _shape_function(op) for op in ops}
         registered = _register_device(bundle, computelibs, ops, shapes)
     for op in ops:
-        setattr(getattr(torch.ops, op.namespace), op.op, registered[op.qualified])
+        if op.qualified in registered:
+            setattr(getattr(torch.ops, op.namespace), op.op, registered[op.qualified])
         if verbose:
             print(f'registered torch.ops.{op.namespace}.{op.op}')
 
 
-def _register_host(bundle, directory, ops, shapes, steps, number):
+def _register_host(bundle, directory, ops, steps, number, timeout):
     from build_custom_op import _host_ops
-    try:
-        from build_custom_op import runner
-    except ImportError as error:
-        raise steps.fail(number, 'registering the ops',
-                         f'the host target needs build_custom_op.runner: {error}',
-                         bundle.path) from None
     base = os.path.join(directory, _bundle.host_record_name(bundle.computelibs)[:-len('.ops')])
     try:
-        library = _host_ops.HostLibrary(base, runner)
-        return {op.qualified: _host_ops.HostOp(op, op.schema, shapes[op.qualified], library)
-                for op in ops}
-    except (runner.RunError, LookupError, OSError) as error:
-        raise steps.fail(number, 'registering the ops', str(error), base) from None
+        _host_ops.register(base, ops, timeout)
+    except _host_ops.RegistrationError as error:
+        detail = str(error)
+        if error.kind == 'build' and 'build-custom-op --target host' in detail:
+            # The runner's advice is for whoever made the build.
+            detail += (f'\n({bundle.path} holds these compute libraries, and one of them is '
+                       'damaged: build the bundle again with custom_op.load(), or get an '
+                       'undamaged copy of it)')
+        raise steps.fail(number, 'registering the ops', detail, base) from None
 
 
 class _NeedsNeuron:

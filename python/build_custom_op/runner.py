@@ -27,6 +27,7 @@ import struct
 import sys
 import threading
 import warnings
+import weakref
 
 # The module itself: the package binds the name _library to a function.
 from build_custom_op._library import load as _load_library, LibraryNotFound as _LibraryNotFound
@@ -45,7 +46,8 @@ _MESSAGE_SIZE = 12288
 _DEFAULT_TIMEOUT = -1.0
 _TENSOR, _INTEGER, _REAL, _LARGE_INTEGER = range(4)
 _STATUS_NAMES = {1: 'usage', 2: 'argument', 3: 'build', 4: 'op', 5: 'timeout', 6: 'unusable',
-                 7: 'system'}
+                 7: 'system', 8: 'interrupted'}
+_TIMEOUT, _INTERRUPTED = 5, 8
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 # The device dtypes by name, numbered as enum rco_dtype numbers them.
 _DTYPE_NUMBERS = {'uint8': 0, 'int8': 1, 'int16': 2, 'int32': 3, 'int64': 4, 'float16': 5,
@@ -53,15 +55,17 @@ _DTYPE_NUMBERS = {'uint8': 0, 'int8': 1, 'int16': 2, 'int32': 3, 'int64': 4, 'fl
 _DEVICE_DTYPES = 'float32, bfloat16, float16, int32, int8, int64, int16, uint8'
 
 
-class RunError(Exception):
-    """An op that could not run, or failed on a core.
+class RunError(RuntimeError):
+    """An op that could not run, or failed on a core (a RuntimeError).
 
     message is the library's (one line per failed core, e.g. "core 3: op
     relu: segmentation fault (SIGSEGV) ..."); core is the first core it is
     about (an int) or None; op is the op's name or None.  kind says what
     went wrong: 'usage', 'argument' (the arguments do not fit the op's
     schema), 'build' (the build cannot be used), 'op' (the op failed on a
-    core), 'timeout', 'unusable' (a call timed out earlier: close the
+    core), 'timeout', 'interrupted' (Ctrl-C stopped it, in a thread other
+    than Python's main thread, where KeyboardInterrupt is raised instead),
+    'unusable' (a call timed out or was interrupted earlier: close the
     library) or 'system'.
     """
 
@@ -165,12 +169,15 @@ def library_path():
     return _load()._name
 
 
+def _run_error(status, core, signal, op, message):
+    """The RunError of a struct rco_error's fields (op and message as str)."""
+    return RunError(message, core=None if core < 0 else core, op=op or None,
+                    kind=_STATUS_NAMES.get(status, 'system'), signal=signal or None)
+
+
 def _error_of(error):
-    message = error.message.decode(errors='replace')
-    return RunError(message, core=None if error.core < 0 else error.core,
-                    op=error.op.decode(errors='replace') or None,
-                    kind=_STATUS_NAMES.get(error.status, 'system'),
-                    signal=error.signal or None)
+    return _run_error(error.status, error.core, error.signal,
+                      error.op.decode(errors='replace'), error.message.decode(errors='replace'))
 
 
 # ---- torch, imported when the first op runs ----
@@ -224,6 +231,46 @@ def _warn_as_python_does(text):
     warnings.warn(text, RunWarning, stacklevel=3)
 
 
+# The tensors of calls that passed their time limit: a core that could not
+# be stopped may still read and write them, so they are never freed, not
+# even when the interpreter ends (the list itself is never released).
+_abandoned = []
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(_abandoned))
+
+# Every open Library, for the child of a fork (see _after_fork).
+_libraries = weakref.WeakSet()
+
+
+def _after_fork():
+    """In the child of fork(): the locks another thread of the parent held
+    are held for ever here; each gets a new one.  (The library itself
+    answers that it belongs to the parent: RunError 'unusable'.)"""
+    global _shared_lock
+    _shared_lock = threading.Lock()
+    for library in list(_libraries):
+        library._lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
+def _overlap_in_part(a, b):
+    """Whether two contiguous tensors share some memory but are not the
+    same memory."""
+    a_begin, b_begin = a.data_ptr(), b.data_ptr()
+    a_end = a_begin + a.numel() * a.element_size()
+    b_end = b_begin + b.numel() * b.element_size()
+    return a_begin < b_end and b_begin < a_end and (a_begin, a_end) != (b_begin, b_end)
+
+
+def _mark_written(tensor):
+    """Bumps the version counter of tensor (and of its views), as an in-place
+    op does, so that autograd refuses a graph that saved it; raises, as
+    PyTorch's in-place ops do, for a leaf that requires grad or an
+    inference tensor outside inference mode."""
+    tensor.as_strided((0,), (1,)).zero_()
+
+
 def open(path, *, cores=None, core_stack=None, timeout=None, on_print=None, on_warning=None,
          output_checks=None):
     """Opens the host build at path (BUILD_DIR/NAME, as run-custom-op takes
@@ -272,6 +319,7 @@ class Library:
                                kind='usage')
             options.core_stack = core_stack
         options.timeout = self._seconds(timeout, 'timeout', 0.0)
+        options.stop_on_interrupt = 1
         if output_checks is not None:
             if output_checks not in _OUTPUT_CHECKS:
                 raise RunError(f"output_checks={output_checks!r}: expected 'error', 'warn' or "
@@ -306,6 +354,7 @@ class Library:
         self._output_pointer = ctypes.pointer(self._output)
         self._output_slot = (memoryview(self._output).cast('B'), 0)
         self._error_pointer = ctypes.pointer(self._error)
+        _libraries.add(self)
 
     @staticmethod
     def _seconds(value, name, default):
@@ -375,8 +424,11 @@ class Library:
         memory is used (value itself, or a contiguous copy).  place is the
         argument's index, or None for the output."""
         number = _dtype_numbers.get(value.dtype)
-        if number is None or not value.is_cpu or value.dim() > _MAX_RANK:
+        if number is None or not value.is_cpu or value.dim() > _MAX_RANK or \
+                value.layout != _torch.strided:
             self._refuse_tensor(value, place, op)
+        if value.is_neg():
+            value = value.resolve_neg()
         if not value.is_contiguous():
             value = value.contiguous()
         shape = value.shape
@@ -399,6 +451,9 @@ class Library:
             raise RunError(f'{what} is {value.dtype}, which is not a device dtype '
                            f'({_DEVICE_DTYPES}); convert it first, e.g. with '
                            '.to(torch.float32)', op=op.name, kind='argument')
+        if value.layout != _torch.strided:
+            raise RunError(f'{what} is a {value.layout} tensor; the device takes dense (strided) '
+                           'tensors', op=op.name, kind='argument')
         raise RunError(f'{what} has {value.dim()} dimensions; a device tensor has at most '
                        f'{_MAX_RANK}', op=op.name, kind='argument')
 
@@ -412,14 +467,21 @@ class Library:
         never converted.  out: a torch tensor the cores write into, returned;
         else one is made from shape and dtype, else from the first tensor
         argument, and filled with NaN (floats) or bytes 0xA5 (integers)
-        first, so that elements the kernel does not write stand out.
+        first, so that elements the kernel does not write stand out.  out
+        counts as written by an in-place op (its version counter goes up,
+        before the kernel runs); it may be an input itself, but not share
+        only part of an input's memory, nor have elements that share memory.
 
         timeout: seconds this call may take (None: the library's).  When it
         passes, RunError of kind 'timeout' names the cores still running;
         they are stopped, and the library runs no more ops: close it and
-        open the build again.  The kernel's printf output and the runtime's
-        warnings reach on_print and on_warning before run returns, also
-        when it raises.  profile=True returns (output, profile), the call's
+        open the build again.  The call's tensors are then kept until the
+        process ends: a core that did not stop may still use them.  Ctrl-C
+        (SIGINT) stops a call as a time limit does, and the process's SIGINT
+        handler then runs: Python's raises KeyboardInterrupt as the call
+        returns.  The kernel's printf output and the runtime's warnings
+        reach on_print and on_warning before run returns, also when it
+        raises.  profile=True returns (output, profile), the call's
         build_custom_op.Profile (see run-custom-op(1), THE PROFILE)."""
         if isinstance(op, Op):
             op = op.name
@@ -458,15 +520,31 @@ class Library:
                 elif isinstance(value, numbers.Real):
                     argument.type = _REAL
                     argument.real = float(value)
-                    argument.text = None
+                    argument.text = repr(float(value)).encode()
                 else:
                     raise RunError(f'{self._describe(record, i)}: a {type(value).__name__} is '
                                    'neither a torch tensor nor a number', op=record.name,
                                    kind='argument')
             result, copy_back = self._output_for(record, out, shape, dtype, first_tensor, torch)
-            kept.append(self._tensor_of(result, None, record, self._output_slot))
-            status = self._run(self._handle, index, self._arguments_pointer, count,
-                               self._output_pointer, seconds, self._error_pointer)
+            written = self._tensor_of(result, None, record, self._output_slot)
+            if out is not None:
+                if written is out:
+                    for i, used in enumerate(kept):
+                        if _overlap_in_part(used, out):
+                            raise RunError(f'{self._describe(record, i)} and out share some of '
+                                           'their memory: the cores would read elements they '
+                                           'have already written; give out a tensor of its '
+                                           'own, or the input itself', op=record.name,
+                                           kind='argument')
+                _mark_written(out)
+            kept.append(written)
+            try:
+                status = self._run(self._handle, index, self._arguments_pointer, count,
+                                   self._output_pointer, seconds, self._error_pointer)
+            finally:
+                # Also when Ctrl-C raises KeyboardInterrupt as the call returns.
+                if self._error.status in (_TIMEOUT, _INTERRUPTED):
+                    _abandoned.extend(kept)
             failure = _error_of(self._error) if status != 0 else None
             measured = _profile.last(self._handle) if profile and failure is None else None
             printed, warned = self._printed, self._warned
@@ -482,6 +560,21 @@ class Library:
             result = copy_back
         return (result, measured) if profile else result
 
+    @staticmethod
+    def _sizes(shape, record):
+        """shape= as a tuple of sizes; a number is one size, as torch.empty
+        takes it."""
+        sizes = (shape,) if isinstance(shape, numbers.Integral) else shape
+        try:
+            sizes = tuple(sizes)
+        except TypeError:
+            sizes = None
+        if sizes is None or not all(isinstance(size, numbers.Integral) and
+                                    not isinstance(size, bool) and size >= 0 for size in sizes):
+            raise RunError(f'shape={shape!r}: expected the sizes of the output, whole numbers '
+                           '>= 0, e.g. (2, 3)', op=record.name, kind='usage')
+        return tuple(int(size) for size in sizes)
+
     def _output_for(self, record, out, shape, dtype, first_tensor, torch):
         """The tensor the cores write into, and the caller's out when that
         is another (a non-contiguous out is written through a copy)."""
@@ -492,16 +585,23 @@ class Library:
             if not isinstance(out, torch.Tensor):
                 raise RunError(f'out is a {type(out).__name__}, not a torch tensor',
                                op=record.name, kind='usage')
-            if out.is_contiguous():
+            if out.is_contiguous() and not out.is_neg():
                 return out, None
+            if out.layout == torch.strided and torch._debug_has_internal_overlap(out) == 1:
+                raise RunError(f"{record.name}'s output has elements that share memory (an "
+                               'expanded tensor): the cores would write each of them more than '
+                               'once; give out a tensor of its own', op=record.name,
+                               kind='argument')
             # A copy, so that what the kernel does not write stays as it was.
-            return out.contiguous(), out
+            return out.resolve_neg().contiguous(), out
         if first_tensor is None and (shape is None or dtype is None):
             raise RunError(f'{record.name} has no tensor argument to take the output\'s shape and '
                            'dtype from; give shape= and dtype=', op=record.name, kind='usage')
         if dtype is not None and not isinstance(dtype, torch.dtype):
             raise RunError(f'dtype={dtype!r}: expected a torch dtype, e.g. torch.float32',
                            op=record.name, kind='usage')
+        if shape is not None:
+            shape = self._sizes(shape, record)
         poison = _poison.get(dtype if dtype is not None else first_tensor.dtype)
         if shape is None and dtype is None and first_tensor.is_contiguous():
             result = torch.empty_like(first_tensor)

@@ -11,13 +11,21 @@ INSTALL_TARGETS += install-torchneuron
 demo-torch: programs
 	sh examples/mlp/demo.sh
 
-# register.h goes under $(INCLUDEDIR); the installed package records where.
+# register.h goes under $(INCLUDEDIR), the source of the bridge of host ops
+# (compiled against the user's PyTorch when first used) under
+# $(DATADIR)/build-custom-op; the installed package records where.
+DATADIR ?= $(PREFIX)/share
 install-torchneuron: install-python
-	mkdir -p $(DESTDIR)$(INCLUDEDIR)/torchneuron
+	mkdir -p $(DESTDIR)$(INCLUDEDIR)/torchneuron $(DESTDIR)$(DATADIR)/build-custom-op
 	cp sdk/torchneuron/include/torchneuron/register.h $(DESTDIR)$(INCLUDEDIR)/torchneuron/
+	cp sdk/torchneuron/bridge/torch_bridge.cpp $(DESTDIR)$(DATADIR)/build-custom-op/
 	sed "s|^_INSTALLED_INCLUDEDIR = '@INCLUDEDIR@'$$|_INSTALLED_INCLUDEDIR = '$(INCLUDEDIR)'|" \
 		python/build_custom_op/_shape_library.py \
 		>$(DESTDIR)$(PYTHONDIR)/build_custom_op/_shape_library.py
+	sed -e "s|^_INSTALLED_INCLUDEDIR = '@INCLUDEDIR@'$$|_INSTALLED_INCLUDEDIR = '$(INCLUDEDIR)'|" \
+		-e "s|^_INSTALLED_DATADIR = '@DATADIR@'$$|_INSTALLED_DATADIR = '$(DATADIR)'|" \
+		python/build_custom_op/_host_ops.py \
+		>$(DESTDIR)$(PYTHONDIR)/build_custom_op/_host_ops.py
 
 .PHONY: demo-torch install-torchneuron
 
@@ -30,9 +38,10 @@ bench: bench-torch
 
 .PHONY: bench-torch
 
-# make lint also compiles register.h with the warnings of the project's code.
-lint: lint-register-h
-lint-register-h:
-	sh sdk/torchneuron/check-register-h.sh
+# make lint also compiles register.h and the bridge with the warnings of the
+# project's code.
+lint: lint-torchneuron
+lint-torchneuron:
+	sh sdk/torchneuron/check-sources.sh
 
-.PHONY: lint-register-h
+.PHONY: lint-torchneuron

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.dont_write_bytecode = True  # leave no __pycache__ in the source tree
@@ -82,6 +83,21 @@ TORCH_INSTALL = 'apt-get install python3-torch pybind11-dev ninja-build'
 # Debian's torch belongs to /usr/bin/python3, which need not be the python3
 # first on PATH: these are tried in order.
 TORCH_INTERPRETERS = ('/usr/bin/python3', 'python3')
+
+
+def wait_for_child(pid, seconds):
+    """The wait status of child pid, or None when it has not ended within
+    seconds (it is then killed): a child that hangs fails the test instead
+    of hanging the suite."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.02)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
 
 
 def torch_python():

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import unittest
 import warnings
 
@@ -64,6 +65,14 @@ class RunnerTest(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.work, ignore_errors=True)
+
+    def assertScript(self, script, stdout):
+        """Runs script in a Python process of its own (which ends with what
+        it leaves running), and checks that it exits 0 having printed stdout."""
+        done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
+                              env=dict(os.environ, PYTHONPATH=os.path.join(tap.TOP, 'python')),
+                              timeout=60)
+        self.assertEqual((done.returncode, done.stdout), (0, stdout), done.stderr)
 
     def open(self, path=MULTI, **options):
         library = runner.open(path, **options)
@@ -420,9 +429,10 @@ class RunnerTest(unittest.TestCase):
             thread.join()
         self.assertEqual(wrong, [])
 
-    def test_fork(self):
-        library = self.open(SINGLE)
-        x = torch.ones(4)
+    @staticmethod
+    def run_in_a_child(library, x):
+        """The exit code of a child of fork() that runs relu on library: 0
+        when it raises kind 'unusable', None when it hangs."""
         child = os.fork()
         if child == 0:
             try:
@@ -431,10 +441,146 @@ class RunnerTest(unittest.TestCase):
             except runner.RunError as error:
                 code = 0 if error.kind == 'unusable' else 2
             os._exit(code)
-        _, status = os.waitpid(child, 0)
-        self.assertEqual(os.waitstatus_to_exitcode(status), 0,
+        status = tap.wait_for_child(child, 10)
+        return None if status is None else os.waitstatus_to_exitcode(status)
+
+    def test_fork(self):
+        library = self.open(SINGLE)
+        x = torch.ones(4)
+        self.assertEqual(self.run_in_a_child(library, x), 0,
                          'in a forked child the parent\'s library raises kind "unusable"')
         self.assertTrue(torch.equal(library.run('relu', x), x), 'and goes on in the parent')
+
+    def test_buffers_a_lost_core_may_write_are_kept(self):
+        """Mischief 30 blocks SIGURG on the cores that do not run on the
+        caller's thread, so the time limit cannot stop them, and they go on
+        writing into the output: the call's tensors must never be freed, not
+        even when the interpreter ends (else the cores write into memory
+        that another object got, or into unmapped memory).  In a process of
+        its own, which ends with the lost cores."""
+        script = ('import gc, os, threading, time, weakref, torch\n'
+                  'from build_custom_op import runner\n'
+                  f'library = runner.open({MULTI!r}, timeout=1)\n'
+                  'x, out = torch.ones(1024), torch.zeros(1024)\n'
+                  'library.run("relu", x)   # the threads started\n'
+                  'inputs, outputs = weakref.ref(x), weakref.ref(out)\n'
+                  'try:\n'
+                  '    library.run("mischief", x, 30, threading.get_native_id(), out=out)\n'
+                  'except runner.RunError as error:\n'
+                  '    print(error.kind)\n'
+                  'del x, out\n'
+                  'gc.collect()\n'
+                  'print(inputs() is not None, outputs() is not None)\n'
+                  'time.sleep(0.2)\n'
+                  'print(outputs().max().item() > 1, flush=True)\n'
+                  '# Not through the interpreter\'s exit, whose frees the lost cores may\n'
+                  '# still race with (the runner\'s state, not these tensors).\n'
+                  'os._exit(0)\n')
+        self.assertScript(script, 'timeout\nTrue True\nTrue\n')
+
+    def test_ctrl_c_stops_a_call(self):
+        script = ('import os, signal, threading, torch\n'
+                  'from build_custom_op import runner\n'
+                  f'library = runner.open({SINGLE!r})\n'
+                  'threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()\n'
+                  'try:\n'
+                  '    library.run("mischief", torch.ones(4), 5, 0)   # a loop\n'
+                  'except KeyboardInterrupt:\n'
+                  '    print("KeyboardInterrupt")\n'
+                  'try:\n'
+                  '    library.run("relu", torch.ones(4))\n'
+                  'except runner.RunError as error:\n'
+                  '    print(error.kind)\n')
+        self.assertScript(script, 'KeyboardInterrupt\nunusable\n')
+
+    def test_fork_while_another_thread_runs_an_op(self):
+        library = self.open(SINGLE, timeout=2)
+        x = torch.ones(4)
+        started = threading.Event()
+
+        def stuck():
+            started.set()
+            with contextlib.suppress(runner.RunError):
+                library.run('mischief', x, 5, 0)   # a loop, until the time limit
+
+        thread = threading.Thread(target=stuck)
+        thread.start()
+        started.wait()
+        time.sleep(0.3)   # inside run, holding the library's turn
+        code = self.run_in_a_child(library, x)
+        thread.join()
+        self.assertIsNotNone(code, 'the child hung on the lock the parent\'s thread held')
+        self.assertEqual(code, 0)
+
+    def test_out_bumps_the_version_counter(self):
+        library = self.open()
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = torch.zeros(3)
+        loss = (a * w).sum()    # saves w
+        version = w._version
+        library.run('relu', torch.tensor([1.0, -2.0, 3.0]), out=w)
+        self.assertGreater(w._version, version)
+        with self.assertRaisesRegex(RuntimeError, 'modified by an inplace operation'):
+            loss.backward()
+        leaf = torch.zeros(3, requires_grad=True)
+        with self.assertRaisesRegex(RuntimeError, 'a leaf Variable that requires grad'):
+            library.run('relu', torch.ones(3), out=leaf)
+        self.assertEqual(leaf.tolist(), [0.0, 0.0, 0.0], 'refused before the kernel ran')
+
+    def test_negative_views_are_read_and_written_as_they_show(self):
+        library = self.open()
+        x = torch.tensor([1.5, -2.0, 0.25, -3.0])
+        negative = torch._neg_view(x)
+        self.assertTrue(torch.equal(library.run('relu', negative), torch.relu(-x)))
+        base = torch.zeros(4)
+        out = torch._neg_view(base)
+        self.assertIs(library.run('relu', x, out=out), out)
+        self.assertEqual(out.tolist(), [1.5, 0.0, 0.25, 0.0])
+        self.assertEqual(base.tolist(), [-1.5, 0.0, -0.25, 0.0])
+
+    def test_an_output_that_overlaps_an_input_in_part(self):
+        library = self.open()
+        base = torch.linspace(-4, 4, 200)
+        before = base.clone()
+        with self.assertRaises(runner.RunError) as caught:
+            library.run('relu', base[:150], out=base[50:])
+        self.assertEqual((caught.exception.message, caught.exception.kind),
+                         ('relu argument 1 (Tensor x) and out share some of their memory: the '
+                          'cores would read elements they have already written; give out a '
+                          'tensor of its own, or the input itself', 'argument'))
+        self.assertTrue(torch.equal(base, before), 'refused before the kernel ran')
+        same = base[:150]
+        self.assertIs(library.run('relu', same, out=same), same)
+        self.assertTrue(torch.equal(base[:150], torch.relu(before[:150])))
+
+    def test_arguments_refused_with_a_message(self):
+        library = self.open()
+        fake = self.open(self.fake)
+        x = torch.ones(10)
+        cases = [
+            (lambda: fake.run('axpby', x, x, 3, 0.5, 12.0, shape=(10,), dtype=torch.float32),
+             'argument', 'axpby argument 5 (int n): 12.0 is not an integer'),
+            (lambda: library.run('relu', torch.ones(4).to_sparse()), 'argument',
+             'relu argument 1 (Tensor x) is a torch.sparse_coo tensor; the device takes dense '
+             '(strided) tensors'),
+            (lambda: library.run('relu', x, out=torch.zeros(1).expand(10)), 'argument',
+             "relu's output has elements that share memory (an expanded tensor): the cores "
+             'would write each of them more than once; give out a tensor of its own'),
+            (lambda: fake.run('fill', 1, shape=[2.5], dtype=torch.int64), 'usage',
+             'shape=[2.5]: expected the sizes of the output, whole numbers >= 0, e.g. (2, 3)'),
+        ]
+        for call, kind, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaises(runner.RunError) as caught:
+                    call()
+                self.assertEqual((caught.exception.message, caught.exception.kind),
+                                 (message, kind))
+        self.assertEqual(fake.run('fill', 5, shape=3, dtype=torch.int64).tolist(), [5, 5, 5])
+        import numpy
+        made = fake.run('axpby', x, x, numpy.float32(2.0), numpy.float64(0.5), numpy.int64(1),
+                        shape=(10,), dtype=torch.float32)
+        self.assertEqual(made.tolist(), fake.run('axpby', x, x, 2.0, 0.5, 1, shape=(10,),
+                                                 dtype=torch.float32).tolist())
 
     def test_close(self):
         with runner.open(MULTI) as library:

@@ -79,7 +79,7 @@ class BundleCommandTest(tap.FakeToolchainTest):
         self.assertEqual(metadata['computelibs']['names'],
                          [f'libfixturecustomop_cpu{i}.packed.so' for i in range(8)])
         self.assertEqual(sum(' -DFIXTURE_FLAG=1 ' in line for line in self.logged()), 2)
-        self.assertEqual(sorted(os.listdir('build')), ['libfixture.so'])
+        self.assertEqual(sorted(os.listdir('build')), ['libfixture.so', 'libfixturecustomop.build'])
 
     def test_verbose_progress_goes_to_stderr(self):
         status, stdout, stderr = self.command(*FIXTURE_ARGUMENTS, '-v', '-B', 'out',
@@ -101,7 +101,25 @@ class BundleCommandTest(tap.FakeToolchainTest):
             'reference).\n'
             '  It must be defined in one of the compute sources (src/relu.cpp) as:\n'
             '    at::Tensor twice(const at::Tensor&)\n'))
-        self.assertFalse(os.path.exists('build'))
+        self.assertEqual(os.listdir('build'), ['libfixturecustomop.build'])
+
+    def test_code_in_the_current_directory_is_not_imported(self):
+        self.write('torch.py', "raise SystemExit('the torch.py of the current directory')\n")
+        os.mkdir('build_custom_op')
+        self.write('build_custom_op/__init__.py',
+                   "raise SystemExit('the build_custom_op of the current directory')\n")
+        from build_custom_op import bundle_command
+        self.assertEqual(self.command('--help'), (0, bundle_command.USAGE, ''))
+        status, stdout, stderr = self.command(*FIXTURE_ARGUMENTS, '-B', 'out', 'src/relu.cpp')
+        self.assertEqual((status, stdout, stderr), (0, 'out/libfixture.so\n', ''))
+
+    def test_a_build_directory_that_is_a_file(self):
+        self.write('out', 'a file\n')
+        status, stdout, stderr = self.command(*FIXTURE_ARGUMENTS, '-B', 'out', 'src/relu.cpp')
+        self.assertEqual((status, stdout, stderr),
+                         (1, '', 'build-custom-op: bundle: the build_directory out is not a '
+                                 'directory\n'))
+        self.assertFalse(os.path.exists(self.log), 'refused before anything was built')
 
     def test_a_python_that_cannot_be_run(self):
         self.assertEqual(self.command('--help', BUILD_CUSTOM_OP_PYTHON='/nonexistent/python3'), (

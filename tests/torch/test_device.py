@@ -63,9 +63,13 @@ class DeviceTest(tap.FakeToolchainTest):
         self.load(build_directory='out')
         ours = self.logged()
         self.assertEqual(self.temporary_directories(), [])
-        temporary = re.search(r'(\S*/build-custom-op\.[^/\s]+)/', ours[0]).group(1)
-        self.assertTrue(temporary.startswith(tempfile.tempdir + '/build-custom-op.'), temporary)
+        kept = 'out/libfixturecustomop.build'
+        self.assertIn(f' {kept}/wrapper.cpp', '\n'.join(ours))
+        self.assertTrue(os.path.isfile(os.path.join(kept, 'compile_commands.json')))
         os.remove(self.log)
+        # Built in a directory that is kept: nothing changed, nothing runs.
+        self.load(build_directory='out')
+        self.assertFalse(os.path.exists(self.log))
         # The call the original makes for the schemas it derives.
         import build_custom_op
         reference = os.path.join(self.work, 'reference')
@@ -74,7 +78,7 @@ class DeviceTest(tap.FakeToolchainTest):
                                 build_directory=reference, cflags=fixture.FLAGS)
         theirs = self.logged()
         # The compiles run in parallel: their order in the log varies.
-        self.assertEqual(sorted(line.replace(temporary, 'DIR') for line in ours),
+        self.assertEqual(sorted(line.replace(kept, 'DIR') for line in ours),
                          sorted(line.replace(reference, 'DIR') for line in theirs))
         self.assertEqual(len(ours), 4)  # kernels.cpp, wrapper.cpp, the link, the pack
         self.assertIn(' -DFIXTURE_FLAG=1 ', ours[0])   # extra_cflags reach the build
@@ -100,7 +104,7 @@ class DeviceTest(tap.FakeToolchainTest):
         self.assertEqual(contents['metadata.json'].decode(), json.dumps(expected))
         self.assertEqual(list(json.loads(contents['metadata.json'])),
                          ['versions', 'shapelib', 'ops', 'computelibs', 'computelib'])
-        self.assertEqual(sorted(os.listdir('out')), ['libfixture.so'])
+        self.assertEqual(sorted(os.listdir('out')), ['libfixture.so', 'libfixturecustomop.build'])
 
     def test_the_bundle_is_written_through_a_symlink_and_never_half(self):
         os.mkdir('elsewhere')
@@ -115,8 +119,7 @@ class DeviceTest(tap.FakeToolchainTest):
         with self.assertRaises(self.custom_op.CustomOpError) as caught:
             self.load(build_directory='file')
         self.assertEqual(caught.exception.message,
-                         "load('fixture'): step 5 of 6, writing the bundle [file/libfixture.so]: "
-                         'the build_directory file is not a directory')
+                         "load('fixture'): the build_directory file is not a directory")
         self.assertEqual(self.temporary_directories(), [])
 
     def test_multicore_bundles_eight_compute_libraries(self):
@@ -133,6 +136,11 @@ class DeviceTest(tap.FakeToolchainTest):
     def test_no_bundle_without_a_build_directory(self):
         messages = self.load()
         self.assertEqual(sorted(os.listdir('.')), ['bundles', 'log', 'sdk', 'src', 'tmp'])
+        # The compute build's directory is in the cache.
+        from build_custom_op import _torch_build
+        kept = re.search(r' (\S+)/wrapper\.cpp$', '\n'.join(self.logged()), re.M).group(1)
+        self.assertEqual(os.path.dirname(kept),
+                         os.path.join(_torch_build.cache_root(), 'compute'))
         self.assertEqual(self.temporary_directories(), [])
         self.assertEqual(len(os.listdir('bundles')), 1)   # what registering uses
         self.assertEqual(len(messages), 1)
@@ -153,7 +161,7 @@ class DeviceTest(tap.FakeToolchainTest):
             '    at::Tensor twice(const at::Tensor&)')
         self.assertEqual(caught.exception.step, 'building the compute library')
         self.assertEqual(caught.exception.kind, 'step')
-        self.assertFalse(os.path.exists('out'))
+        self.assertEqual(os.listdir('out'), ['libfixturecustomop.build'])
         self.assertEqual(self.temporary_directories(), [])
 
     def test_load_library_on_our_bundle(self):
@@ -290,6 +298,68 @@ class DeviceTest(tap.FakeToolchainTest):
         self.refused(self.archive.build(members[:1]),
                      'bad.so has no metadata.json: it is not a bundle made by '
                      'custom_op.load(), or it was cut short (it holds: libfixtureshapefcn.so)')
+
+    def test_a_member_cut_short(self):
+        members = self.archive.read(self.good_bundle())
+        whole = len(dict(members)['libfixtureshapefcn.so'])
+        cut = [(name, data[:whole // 2] if name == 'libfixtureshapefcn.so' else data)
+               for name, data in members]
+        shutil.rmtree('bundles')
+        from build_custom_op import _elf
+        problem = _elf.incomplete(dict(cut)['libfixtureshapefcn.so'])
+        self.assertRegex(problem, rf'^it has {whole // 2} bytes, but its ELF headers describe '
+                         r'\d+$')
+        self.refused(self.archive.build(cut), 'bad.so: its member libfixtureshapefcn.so is not '
+                     f'a whole shared library: {problem}; rebuild the bundle with '
+                     'custom_op.load()')
+
+    def test_the_extraction_is_checked_byte_for_byte(self):
+        self.load(build_directory='out')
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            old_mask = os.umask(0)
+            try:
+                self.custom_op.load_library('out/libfixture.so')
+            finally:
+                os.umask(old_mask)
+        extracted = os.path.join(self.work, 'bundles', os.listdir('bundles')[0])
+        for name in os.listdir(extracted):
+            with self.subTest(member=name):
+                self.assertEqual(os.stat(os.path.join(extracted, name)).st_mode & 0o7777, 0o644)
+        self.assertEqual(os.stat(extracted).st_mode & 0o7777, 0o755)
+        member = os.path.join(extracted, 'libfixturecustomop.packed.so')
+        with open(member, 'rb') as stream:
+            original = stream.read()
+        with open(member, 'r+b') as stream:   # a flipped byte, the size unchanged
+            stream.seek(len(original) // 2)
+            stream.write(bytes([original[len(original) // 2] ^ 0xff]))
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            self.custom_op.load_library('out/libfixture.so')
+        with open(member, 'rb') as stream:
+            self.assertEqual(stream.read(), original)
+
+    def test_an_extraction_root_that_cannot_be_used(self):
+        self.load(build_directory='out')
+        os.mkdir('real')
+        os.symlink('real', 'link')
+        cases = [
+            ('link', f'{self.work}/link is a symbolic link (to real), which another user could '
+                     'have made point elsewhere'),
+            ('/dev/null/bundles', '/dev/null/bundles cannot be created: Not a directory'),
+        ]
+        for root, problem in cases:
+            path = root if root.startswith('/') else os.path.join(self.work, root)
+            os.environ['BUILD_CUSTOM_OP_BUNDLES'] = path
+            with self.subTest(root=root):
+                with self.assertRaises(self.custom_op.CustomOpError) as caught:
+                    self.custom_op.load_library('out/libfixture.so')
+                self.assertEqual(caught.exception.message,
+                                 "load_library('out/libfixture.so'): step 2 of 4, extracting "
+                                 f'the bundle [out/libfixture.so]: cannot extract bundles into '
+                                 f'{path}: {problem}; the directory must be one of this user '
+                                 'that no one else can write: set BUILD_CUSTOM_OP_BUNDLES to '
+                                 'such a directory')
 
     def test_a_bundle_of_the_other_target(self):
         data = self.good_bundle()

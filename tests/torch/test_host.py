@@ -1,8 +1,13 @@
-"""test_host.py - custom ops on the host target: torch.ops.<ns>.<op> runs
-the kernel on the emulated GPSIMD cores (through build_custom_op.runner),
-with the output allocated from the shape function, the device's limits,
-faults raised as exceptions, and bundles loaded in a fresh process."""
+"""test_host.py - custom ops on the host target: torch.ops.<ns>.<op> is
+PyTorch's own operator, whose CPU kernel (the bridge) runs the kernel on the
+emulated GPSIMD cores, with the output allocated from the shape function,
+the device's limits, faults raised as exceptions, autograd refused outside
+an autograd.Function, TorchScript (saved and loaded in a fresh process),
+tracing, a C++ caller through the dispatcher, and bundles loaded in a fresh
+process."""
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -10,7 +15,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
+import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture  # noqa: E402
@@ -20,21 +28,38 @@ state = {}
 
 
 def setUpModule():
-    from build_custom_op import custom_op
+    from build_custom_op import _shape_library, custom_op
     work = state['work'] = tempfile.mkdtemp(prefix='bco-host-test.')
     state['environment'] = dict(os.environ)
     os.environ['BUILD_CUSTOM_OP_BUNDLES'] = os.path.join(work, 'bundles')
+    os.environ.pop('CUSTOM_OP_TIMEOUT', None)
     fixture.load([os.path.join(fixture.FIXTURES, 'ops.cpp')],
                  os.path.join(work, 'fixture'), target='host')
     custom_op.load('relu', [os.path.join(fixture.FIXTURES, 'relu_faults.cpp')],
                    [os.path.join(fixture.MLP, 'shape.cpp')], build_directory=os.path.join(
                        work, 'faults'), multicore=True, target='host')
+    # The other shape library calls test_ops::twice from C++.
+    _shape_library.build_and_load('other', fixture.OTHER_SHAPES, [], [], False)
 
 
 def tearDownModule():
     shutil.rmtree(state['work'], ignore_errors=True)
     os.environ.clear()
     os.environ.update(state['environment'])
+
+
+def in_a_fresh_process(lines, *argv, bundles='fresh'):
+    """Runs the script lines after loading the fixture's bundle, in a process
+    of its own in the work directory; returns (exit status, stdout, stderr)."""
+    python = tap.torch_python() or sys.executable
+    script = ('import sys, torch\n'
+              f'sys.path.insert(0, {os.path.join(fixture.TOP, "python")!r})\n'
+              'from build_custom_op import custom_op\n'
+              "custom_op.load_library('fixture/libfixture.so', target='host')\n" + lines)
+    environment = dict(os.environ, BUILD_CUSTOM_OP_BUNDLES=os.path.join(state['work'], bundles))
+    done = subprocess.run([python, '-c', script, *argv], cwd=state['work'], env=environment,
+                          capture_output=True, text=True, timeout=120)
+    return done.returncode, done.stdout, done.stderr
 
 
 def source_of(path, text):
@@ -132,6 +157,85 @@ class HostTest(unittest.TestCase):
                           r'^core 0: op fault: .*(SIGSEGV|segmentation)')
         self.assertSameBits(torch.ops.test_ops.fault(y, 0), y)
 
+    def test_a_time_limit(self):
+        from build_custom_op import custom_op
+        torch = self.torch
+        bundle = os.path.join(state['work'], 'fixture', 'libfixture.so')
+        y = torch.ones(3)
+        for how in ('argument', 'environment'):
+            with self.subTest(given_by=how):
+                if how == 'argument':
+                    custom_op.load_library(bundle, target='host', timeout=0.3)
+                else:
+                    os.environ['CUSTOM_OP_TIMEOUT'] = '0.3'
+                    self.addCleanup(os.environ.pop, 'CUSTOM_OP_TIMEOUT', None)
+                    custom_op.load_library(bundle, target='host')
+                    del os.environ['CUSTOM_OP_TIMEOUT']
+                self.expect_fault(lambda: torch.ops.test_ops.fault(y, 3), 0, 'fault',
+                                  r'^core 0: op fault: still running when the time limit of '
+                                  r'0\.3 s passed')
+                # The build is opened again for the next call.
+                self.assertSameBits(torch.ops.test_ops.fault(y, 0), y)
+        custom_op.load_library(bundle, target='host')
+        os.environ['CUSTOM_OP_TIMEOUT'] = 'soon'
+        with self.assertRaises(custom_op.CustomOpError) as caught:
+            custom_op.load_library(bundle, target='host')
+        del os.environ['CUSTOM_OP_TIMEOUT']
+        self.assertEqual((caught.exception.message, caught.exception.kind),
+                         ("$CUSTOM_OP_TIMEOUT is 'soon': give the seconds a call of an op may "
+                          'take, a number above 0 (or leave it out: no limit)', 'usage'))
+        with self.assertRaises(custom_op.CustomOpError) as caught:
+            custom_op.load_library(bundle, target='host', timeout=0)
+        self.assertEqual(caught.exception.message, 'timeout is 0: give the seconds a call of '
+                         'an op may take, a number above 0 (or leave it out: no limit)')
+
+    def test_fork_while_another_thread_runs_an_op(self):
+        from build_custom_op import custom_op
+        torch = self.torch
+        bundle = os.path.join(state['work'], 'fixture', 'libfixture.so')
+        custom_op.load_library(bundle, target='host', timeout=1.5)
+        self.addCleanup(custom_op.load_library, bundle, target='host')
+        started = threading.Event()
+
+        def stuck():
+            started.set()
+            with contextlib.suppress(self.runner.RunError):
+                torch.ops.test_ops.fault(torch.ones(3), 3)   # until the time limit
+
+        thread = threading.Thread(target=stuck)
+        thread.start()
+        started.wait()
+        time.sleep(0.3)   # inside the kernel, holding the library's turn
+        child = os.fork()
+        if child == 0:
+            try:
+                torch.ops.test_ops.twice(torch.ones(3))
+                code = 1
+            except self.runner.RunError as error:
+                code = 0 if error.kind == 'unusable' else 2
+            os._exit(code)
+        status = tap.wait_for_child(child, 10)
+        thread.join()
+        self.assertIsNotNone(status, "the child hung on a lock the parent's thread held")
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+
+    def test_what_a_kernel_prints_and_warns(self):
+        torch = self.torch
+        y = torch.ones(2)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            self.assertSameBits(torch.ops.test_ops.fault(y, 4), y)
+        self.assertEqual(printed.getvalue(), 'fault: mode 4\n')
+        self.assertEqual([(w.category, str(w.message), w.filename) for w in caught],
+                         [(self.runner.RunWarning, 'core 0: op fault: mode 4 warns', __file__)])
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter('error')
+            with self.assertRaises(self.runner.RunWarning) as raised:
+                torch.ops.test_ops.fault(y, 4)
+        self.assertEqual(str(raised.exception), 'core 0: op fault: mode 4 warns')
+        self.assertSameBits(torch.ops.test_ops.fault(y, 0), y)
+
     def test_output_checks_and_profiles_through_torch_ops(self):
         import build_custom_op
         torch = self.torch
@@ -177,43 +281,148 @@ class HostTest(unittest.TestCase):
         scale = torch.ops.test_ops.scale
         runner = self.runner
         x = torch.ones(3)
+        dtypes = 'float32, bfloat16, float16, int32, int8, int64, int16, uint8'
         cases = [
             (lambda: scale(torch.ones(3, dtype=torch.float64), 1, 1.0, 1), ValueError,
              'argument 1 (Tensor) of test_ops::scale has dtype float64, which the device does '
-             'not have; its dtypes are float32, bfloat16, float16, int32, int8, int64, int16, '
-             'uint8'),
+             f'not have; its dtypes are {dtypes}'),
             (lambda: scale(torch.ones(3, dtype=torch.bool), 1, 1.0, 1), ValueError,
              'argument 1 (Tensor) of test_ops::scale has dtype bool, which the device does not '
-             'have; its dtypes are float32, bfloat16, float16, int32, int8, int64, int16, '
-             'uint8'),
+             f'have; its dtypes are {dtypes}'),
             (lambda: scale(torch.ones(3, device='meta'), 1, 1.0, 1), ValueError,
              'argument 1 (Tensor) of test_ops::scale is on meta; the host emulator runs on CPU '
              'tensors: pass it with .cpu()'),
-            (lambda: scale([1.0, 2.0], 1, 1.0, 1), TypeError,
-             'argument 1 (Tensor) of test_ops::scale must be a torch.Tensor, not list'),
-            (lambda: scale(x, torch.tensor(2.0), 1.0, 1), TypeError,
-             'argument 2 (Scalar) of test_ops::scale must be a Python number, not Tensor; use '
-             '.item() for a one-element tensor'),
-            (lambda: scale(x, 1, 'one', 1), TypeError,
-             'argument 3 (float) of test_ops::scale must be a Python number, not str'),
-            (lambda: scale(x, 1, 1.0, 1.5), TypeError,
-             'argument 4 (int) of test_ops::scale must be an integer, not 1.5'),
-            (lambda: scale(x, 2**70, 1.0, 1), ValueError,
-             'argument 2 (Scalar) of test_ops::scale is 1180591620717411303424, out of the '
-             'int64 range of the shape function'),
+            (lambda: scale(torch.ones(3).to_sparse(), 1, 1.0, 1), ValueError,
+             'argument 1 (Tensor) of test_ops::scale is a torch.sparse_coo tensor; the device '
+             'takes dense (strided) tensors'),
+            (lambda: scale(x, 1j, 1.0, 1), TypeError,
+             'argument 2 (Scalar) of test_ops::scale must be a real number, not complex'),
             (lambda: scale(x, 1, 1.0, 2**40), runner.RunError,
              'scale argument 4 (int _3): 1099511627776 is out of the int32 range'),
-            (lambda: scale(x, 1, 1.0), TypeError,
-             'test_ops::scale(Tensor _0, number _1, float _2, int _3) takes 4 arguments, but 3 '
-             'were given'),
-            (lambda: scale(x, 1, 1.0, _3=1), TypeError,
-             'test_ops::scale takes its arguments by position, not by name (_3)'),
+            (lambda: scale(x, 1, 1e39, 1), runner.RunError,
+             'scale argument 3 (float _2): 1e+39 is out of the float32 range'),
+            (lambda: scale(torch.tensor(1.0), 1, 1.0, 1), runner.RunError,
+             'scale argument 1 (Tensor _0) has 0 dimensions; a device tensor has 1 to 8'),
         ]
         for index, (call, kind, message) in enumerate(cases):
             with self.subTest(case=index):
                 with self.assertRaises(kind) as caught:
                     call()
                 self.assertEqual(str(caught.exception), message)
+        # PyTorch's schema refuses the others first, naming the argument.
+        declaration = 'test_ops::scale(Tensor _0, Scalar _1, float _2, int _3) -> Tensor _0'
+        parsed = [
+            (lambda: scale([1.0, 2.0], 1, 1.0, 1),
+             "Expected a value of type 'Tensor' for argument '_0' but instead found type 'list'."),
+            (lambda: scale(x, torch.tensor(2.0), 1.0, 1),
+             "Expected a value of type 'number' for argument '_1' but instead found type "
+             "'Tensor'."),
+            (lambda: scale(x, 1, 'one', 1),
+             "Expected a value of type 'float' for argument '_2' but instead found type 'str'."),
+            (lambda: scale(x, 1, 1.0, 1.5),
+             "Expected a value of type 'int' for argument '_3' but instead found type 'float'."),
+            (lambda: scale(x, 2**70, 1.0, 1),
+             "Expected a value of type 'number' for argument '_1' but instead found type 'int'."),
+            (lambda: scale(x, 1, 1.0),
+             f"is missing value for argument '_3'. Declaration: {declaration}"),
+        ]
+        for index, (call, message) in enumerate(parsed):
+            with self.subTest(parsed=index):
+                with self.assertRaises(RuntimeError) as caught:
+                    call()
+                self.assertEqual(str(caught.exception).split('\n')[0],
+                                 f'test_ops::scale() {message}')
+        # By name, as the schema names them.
+        self.assertSameBits(scale(x, 1, 2.0, _3=1), torch.full((3,), 3.0))
+
+    def test_views_are_read_as_they_show(self):
+        torch = self.torch
+        x = torch.tensor([1.5, -2.0, 0.25, 3.0])
+        negative = torch._neg_view(x)
+        self.assertTrue(negative.is_neg())
+        self.assertSameBits(torch.ops.test_ops.twice(negative), x * -2)
+        self.assertSameBits(torch.ops.test_ops.twice(x[::2]), torch.tensor([3.0, 0.5]))
+        self.assertSameBits(torch.ops.test_ops.twice(x.expand(2, 4)[1]), x * 2)
+        self.assertSameBits(x, torch.tensor([1.5, -2.0, 0.25, 3.0]))
+
+    def test_ops_are_pytorch_operators_with_a_cpu_kernel(self):
+        torch = self.torch
+        for namespace, op, _, _ in fixture.OPS:
+            with self.subTest(op=op):
+                self.assertIsInstance(getattr(getattr(torch.ops, namespace), op),
+                                      torch._ops.OpOverloadPacket)
+                self.assertTrue(torch._C._dispatch_has_kernel_for_dispatch_key(
+                    f'{namespace}::{op}', 'CPU'))
+        # The shape function is still the op's catch-all kernel.
+        self.assertTrue(torch._C._dispatch_has_kernel_for_dispatch_key(
+            'test_ops::scale', 'CompositeImplicitAutograd'))
+
+    def test_autograd_is_refused_outside_an_autograd_function(self):
+        torch = self.torch
+        x = torch.tensor([1.0, -2.0]).requires_grad_()
+        with self.assertRaises(RuntimeError) as caught:
+            torch.ops.test_ops.twice(x)
+        self.assertEqual(str(caught.exception),
+                         'test_ops::twice: argument 1 requires grad, and test_ops::twice has no '
+                         'derivative, so autograd cannot go through it: call it in the forward '
+                         'of a torch.autograd.Function whose backward computes the gradient, or '
+                         'under torch.no_grad() when no gradient is needed')
+        with torch.no_grad():
+            self.assertSameBits(torch.ops.test_ops.twice(x), torch.tensor([2.0, -4.0]))
+        y = torch.ops.test_ops.twice(x.detach())
+        self.assertFalse(y.requires_grad)
+
+    def test_tracing_records_the_op(self):
+        torch = self.torch
+        traced = torch.jit.trace(lambda t: torch.ops.test_ops.scale(t, 2, 0.5, 3),
+                                 torch.tensor([1.0, 2.0, 3.0]))
+        kinds = [node.kind() for node in traced.graph.nodes()]
+        self.assertIn('test_ops::scale', kinds)
+        self.assertNotIn('aten::fill_', kinds)
+        x = torch.tensor([-1.5, 10.0, 0.25])
+        self.assertSameBits(traced(x), self.scale_expected(x, 2, 0.5, 3))
+
+    def test_a_fault_in_a_scripted_call_and_the_call_after_it(self):
+        torch = self.torch
+
+        @torch.jit.script
+        def run(x, mode: int):
+            return torch.ops.test_ops.fault(x, mode)
+
+        y = torch.ones(3)
+        with self.assertRaises(RuntimeError) as caught:
+            run(y, 2)
+        self.assertRegex(str(caught.exception), r'(?s)^The following operation failed in the '
+                         r'TorchScript interpreter\..*torch\.ops\.test_ops\.fault.*\n'
+                         r'RuntimeError: core 0: op fault: .*(SIGSEGV|segmentation)')
+        self.assertSameBits(run(y, 0), y)
+
+    def test_a_scripted_module_saved_and_loaded_in_a_fresh_process(self):
+        torch = self.torch
+
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return torch.ops.test_more.negate(torch.ops.test_ops.scale(x, 2, 0.5, 3))
+
+        saved = os.path.join(state['work'], 'model.pt')
+        torch.jit.script(Model()).save(saved)
+        status, stdout, stderr = in_a_fresh_process(
+            'model = torch.jit.load(sys.argv[1])\n'
+            'print(model(torch.tensor([1.5, -2.0, 0.25])).tolist())\n', saved,
+            bundles='fresh-script')
+        self.assertEqual((status, stdout), (0, '[-4.5, -1.0, -3.25]\n'), stderr)
+
+    def test_a_cpp_caller_through_the_dispatcher(self):
+        torch = self.torch
+        # test_caller::call_twice (tests/torch/fixtures/shape_other.cpp) calls
+        # test_ops::twice through c10::Dispatcher.
+        x = torch.tensor([1.0, -0.5])
+        self.assertSameBits(torch.ops.test_caller.call_twice(x), x * 2)
+        with self.assertRaises(ValueError) as caught:
+            torch.ops.test_caller.call_twice(torch.ones(2, dtype=torch.float64))
+        self.assertEqual(str(caught.exception), 'argument 1 (Tensor) of test_ops::twice has '
+                         'dtype float64, which the device does not have; its dtypes are '
+                         'float32, bfloat16, float16, int32, int8, int64, int16, uint8')
 
     def test_the_host_bundles(self):
         from build_custom_op import _archive
@@ -246,22 +455,48 @@ class HostTest(unittest.TestCase):
                          "CUSTOM_OP_TARGET=host), or build it again with custom_op.load(..., "
                          "target='xtensa')")
 
+    def test_a_damaged_compute_library_in_a_bundle(self):
+        from build_custom_op import _archive, custom_op
+        with open(os.path.join(state['work'], 'faults', 'librelu.so'), 'rb') as stream:
+            members = _archive.read(stream.read())
+        damaged = []
+        for name, data in members:
+            if name == 'librelucustomop_cpu3.so':   # metadata.json records only cpu0's md5
+                data = data[:len(data) // 2] + bytes([data[len(data) // 2] ^ 0xff]) + \
+                    data[len(data) // 2 + 1:]
+            damaged.append((name, data))
+        path = os.path.join(state['work'], 'damaged.so')
+        with open(path, 'wb') as stream:
+            stream.write(_archive.build(damaged))
+        with self.assertRaises(custom_op.CustomOpError) as caught:
+            custom_op.load_library(path, target='host')
+        self.assertEqual(caught.exception.step, 'registering the ops')
+        self.assertRegex(caught.exception.message, r'(?s)librelucustomop_cpu3\.so.*\n\('
+                         f'{re.escape(path)} holds these compute libraries, and one of them is '
+                         r'damaged: build the bundle again with custom_op\.load\(\), or get '
+                         r'an undamaged copy of it\)$')
+        # The ops still run the compute library loaded before.
+        x = self.torch.linspace(-1.0, 1.0, 9)
+        self.assertSameBits(self.torch.ops.my_ops.relu_forward(x), self.torch.relu(x))
+
+    def test_ctrl_c_stops_an_op(self):
+        status, stdout, stderr = in_a_fresh_process(
+            'import os, signal, threading\n'
+            'threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()\n'
+            'try:\n'
+            '    torch.ops.test_ops.fault(torch.ones(3), 3)   # never returns\n'
+            'except KeyboardInterrupt:\n'
+            '    print("KeyboardInterrupt")\n'
+            'print(torch.ops.test_ops.fault(torch.ones(3), 0).tolist())\n',
+            bundles='fresh-interrupt')
+        self.assertEqual((status, stdout), (0, 'KeyboardInterrupt\n[1.0, 1.0, 1.0]\n'), stderr)
+
     def test_load_library_in_a_fresh_process(self):
-        python = tap.torch_python() or sys.executable
-        script = (
-            'import sys, torch\n'
-            f'sys.path.insert(0, {os.path.join(fixture.TOP, "python")!r})\n'
-            'from build_custom_op import custom_op\n'
-            "custom_op.load_library('fixture/libfixture.so', target='host')\n"
+        status, stdout, stderr = in_a_fresh_process(
             'x = torch.tensor([1.5, -2.0, 0.25])\n'
             'print(torch.ops.test_ops.scale(x, 2, 0.5, 3).tolist())\n'
             'print(torch.ops.test_ops.row_sums(torch.ones(2, 5)).tolist())\n')
-        environment = dict(os.environ, BUILD_CUSTOM_OP_BUNDLES=os.path.join(state['work'],
-                                                                            'fresh'))
-        done = subprocess.run([python, '-c', script], cwd=state['work'], env=environment,
-                              capture_output=True, text=True)
-        self.assertEqual((done.returncode, done.stdout), (0, '[4.5, 1.0, 3.25]\n[5.0, 5.0]\n'),
-                         done.stderr)
+        self.assertEqual((status, stdout), (0, '[4.5, 1.0, 3.25]\n[5.0, 5.0]\n'), stderr)
         self.assertEqual(len(os.listdir(os.path.join(state['work'], 'fresh'))), 1)
 
     def test_a_missing_compute_function_and_one_of_another_signature(self):
@@ -292,7 +527,10 @@ class HostTest(unittest.TestCase):
             f'but {compute} defines negate(at::Tensor), which is another function.\n'
             f'  It must be defined in one of the compute sources ({compute}) as:\n'
             '    at::Tensor negate(const at::Tensor&)')
-        self.assertFalse(os.path.exists(os.path.join(work, 'out')))
+        # No bundle; the compute build's directory is kept for the next build.
+        self.assertEqual(os.listdir(os.path.join(work, 'out')), ['libfixturecustomop.build'])
+        self.assertTrue(os.path.isfile(os.path.join(work, 'out', 'libfixturecustomop.build',
+                                                    'wrapper.cpp')))
 
 
 if __name__ == '__main__':

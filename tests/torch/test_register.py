@@ -20,9 +20,9 @@ libraries = {}
 
 def setUpModule():
     from build_custom_op import _shape_library
-    libraries['fixture'] = _shape_library.build_and_load(
+    libraries['fixture'], _ = _shape_library.build_and_load(
         'fixture', fixture.SHAPES, fixture.FLAGS, fixture.INCLUDES, False)
-    libraries['other'] = _shape_library.build_and_load(
+    libraries['other'], _ = _shape_library.build_and_load(
         'other', fixture.OTHER_SHAPES, [], [], False)
 
 
@@ -155,7 +155,7 @@ class RegisterTest(unittest.TestCase):
                          'defined by one library of a process: if an earlier version of this '
                          'shape library is loaded, start a new Python process')
 
-    def test_register_h_is_found_in_the_tree_and_installed(self):
+    def test_register_h_and_the_bridge_are_found_in_the_tree_and_installed(self):
         from build_custom_op import _shape_library
         self.assertEqual(_shape_library.include_directory(),
                          os.path.join(fixture.TOP, 'sdk', 'torchneuron', 'include'))
@@ -167,7 +167,8 @@ class RegisterTest(unittest.TestCase):
         alone = {key: value for key, value in os.environ.items()
                  if key not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')}
         done = subprocess.run(['make', '-s', '--no-print-directory', '-C', fixture.TOP,
-                               'install-torchneuron', 'PREFIX=' + prefix, 'DESTDIR='],
+                               'install-torchneuron', 'install-run-custom-op',
+                               'PREFIX=' + prefix, 'DESTDIR='],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               env=alone)
         self.assertEqual((done.returncode, done.stdout), (0, ''))
@@ -175,15 +176,18 @@ class RegisterTest(unittest.TestCase):
             with open(os.path.join(_shape_library.include_directory(), 'torchneuron',
                                    'register.h')) as original:
                 self.assertEqual(stream.read(), original.read())
-        code = ('from build_custom_op import _shape_library\n'
-                'print(_shape_library.include_directory())\n')
+        code = ('from build_custom_op import _host_ops, _shape_library\n'
+                'print(_shape_library.include_directory())\n'
+                'print(*_host_ops._bridge_files())\n')
         environment = dict(os.environ,
                            PYTHONPATH=os.path.join(prefix, 'lib', 'python3', 'dist-packages'))
         environment.pop('BUILD_CUSTOM_OP_INCLUDE', None)
         done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                               env=environment, cwd=work)
-        self.assertEqual((done.returncode, done.stdout), (0, os.path.join(prefix, 'include') +
-                                                          '\n'), done.stderr)
+        include = os.path.join(prefix, 'include')
+        bridge = os.path.join(prefix, 'share', 'build-custom-op', 'torch_bridge.cpp')
+        self.assertEqual((done.returncode, done.stdout), (0, f'{include}\n{bridge} {include}\n'),
+                         done.stderr)
 
 
 if __name__ == '__main__':

@@ -40,7 +40,7 @@ def setUpModule():
         os.environ['CXX'] = 'g++'
     os.environ['BUILD_CUSTOM_OP_BUNDLES'] = os.path.join(work, 'bundles')
     # The shape library a plain load() of these sources uses (cached).
-    shape = _shape_library.build_and_load('relu', [SHAPE], [], [], False)
+    shape, _ = _shape_library.build_and_load('relu', [SHAPE], [], [], False)
     with open(shape, 'rb') as stream:
         state['shape'] = (shape, stream.read(), os.stat(shape).st_mtime_ns)
     try:

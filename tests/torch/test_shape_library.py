@@ -1,7 +1,11 @@
-"""test_shape_library.py - the shape library's build under load(): an
-interrupted build stops the compilers it started, so none goes on writing
-into the cache directory after its lock is released."""
+"""test_shape_library.py - the shape library's build under load(): the
+cache is keyed by content, not by the library's name, and a hit imports
+nothing of cpp_extension; an entry whose library is cut short or whose
+headers changed is built again; an interrupted build stops the compilers it
+started, so none goes on writing into the cache directory after its lock
+is released."""
 
+import json
 import os
 import shutil
 import signal
@@ -54,6 +58,111 @@ def running(pid):
             return stream.read().rsplit(')', 1)[1].split()[0] != 'Z'
     except OSError:
         return False
+
+
+def setUpModule():
+    from build_custom_op import _shape_library
+    # Built once per machine (the suite's other tests share them).
+    _shape_library.build_and_load('fixture', fixture.SHAPES, fixture.FLAGS, fixture.INCLUDES,
+                                  False)
+    _shape_library.build_and_load('other', fixture.OTHER_SHAPES, [], [], False)
+
+
+# Loads a shape library in a fresh process; prints its path and whether
+# cpp_extension was imported.
+LOAD = """
+import sys
+from build_custom_op import _shape_library
+path, data = _shape_library.build_and_load(sys.argv[1], [sys.argv[2]], [], [], False)
+print(path)
+print('torch.utils.cpp_extension' in sys.modules)
+"""
+
+
+class CacheTest(unittest.TestCase):
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix='bco-cache-test.')
+        self.addCleanup(shutil.rmtree, self.work, ignore_errors=True)
+
+    def load(self, name, source, **environment):
+        done = subprocess.run([sys.executable, '-c', LOAD, name, source],
+                              env=dict(os.environ, PYTHONPATH=os.path.join(fixture.TOP, 'python'),
+                                       **environment),
+                              capture_output=True, text=True, timeout=600)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        path, imported = done.stdout.split()
+        return path, imported == 'True'
+
+    def private_copy(self):
+        """A cache of its own holding a copy of the entry of the other shape
+        library (its objects, library and manifest), and that entry."""
+        from build_custom_op import _shape_library
+        path, _ = _shape_library.build_and_load('other', fixture.OTHER_SHAPES, [], [], False)
+        entry = os.path.dirname(path)
+        relative = os.path.relpath(entry, _shape_library.cache_root())
+        copy = os.path.join(self.work, 'cache', relative)
+        shutil.copytree(entry, copy)
+        return os.path.join(self.work, 'cache'), copy
+
+    def test_a_library_of_another_name_shares_the_entry(self):
+        from build_custom_op import _shape_library
+        expected, _ = _shape_library.build_and_load('other', fixture.OTHER_SHAPES, [], [], False)
+        for name in ('other', 'renamed'):
+            with self.subTest(name=name):
+                self.assertEqual(self.load(name, fixture.OTHER_SHAPES[0]), (expected, False))
+
+    def test_a_library_cut_short_is_built_again(self):
+        cache, entry = self.private_copy()
+        library = os.path.join(entry, 'libshapefcn.so')
+        with open(library, 'rb') as stream:
+            whole = stream.read()
+        with open(library, 'r+b') as stream:
+            stream.truncate(len(whole) // 2)
+        path, imported = self.load('other', fixture.OTHER_SHAPES[0], BUILD_CUSTOM_OP_CACHE=cache)
+        self.assertEqual((path, imported), (library, True))
+        from build_custom_op import _elf
+        with open(library, 'rb') as stream:
+            self.assertIsNone(_elf.incomplete(stream.read()))
+
+    def test_a_changed_header_is_noticed(self):
+        cache, entry = self.private_copy()
+        manifest = os.path.join(entry, 'manifest.json')
+        with open(manifest) as stream:
+            recorded = json.load(stream)
+        headers = [header for header, _ in recorded['headers']]
+        self.assertIn(os.path.join(fixture.TOP, 'sdk', 'torchneuron', 'include', 'torchneuron',
+                                   'register.h'), headers)
+        changed = dict(recorded, headers=[[header, '0' * 64] for header in headers])
+        with open(manifest, 'w') as stream:
+            json.dump(changed, stream)
+        # The entry is checked with ninja (which finds nothing to do: the
+        # header is as it was), and its record written again.
+        path, imported = self.load('other', fixture.OTHER_SHAPES[0], BUILD_CUSTOM_OP_CACHE=cache)
+        self.assertTrue(imported)
+        with open(manifest) as stream:
+            self.assertEqual(json.load(stream), recorded)
+        self.assertEqual(self.load('other', fixture.OTHER_SHAPES[0],
+                                   BUILD_CUSTOM_OP_CACHE=cache), (path, False))
+
+    def test_an_unusable_cache_is_named(self):
+        from build_custom_op import _shape_library
+        cache, entry = self.private_copy()
+        os.remove(os.path.join(entry, 'manifest.json'))   # to be built again
+        os.remove(os.path.join(entry, '.lock'))
+        os.mkdir(os.path.join(entry, '.lock'))
+        os.environ['BUILD_CUSTOM_OP_CACHE'] = cache
+        self.addCleanup(os.environ.pop, 'BUILD_CUSTOM_OP_CACHE')
+        with self.assertRaises(_shape_library.ShapeLibraryError) as caught:
+            _shape_library.build_and_load('other', fixture.OTHER_SHAPES, [], [], False)
+        self.assertEqual(str(caught.exception), 'cannot open the cache lock '
+                         f'{entry}/.lock: Is a directory; set BUILD_CUSTOM_OP_CACHE to a '
+                         'writable directory')
+        os.environ['BUILD_CUSTOM_OP_CACHE'] = '/dev/null/cache'
+        with self.assertRaises(_shape_library.ShapeLibraryError) as caught:
+            _shape_library.build_and_load('other', fixture.OTHER_SHAPES, [], [], False)
+        self.assertRegex(str(caught.exception), r'^cannot create the cache directory '
+                         r'/dev/null/cache/shape-libraries/\w+: Not a directory; set '
+                         r'BUILD_CUSTOM_OP_CACHE to a writable directory$')
 
 
 class InterruptedBuildTest(unittest.TestCase):

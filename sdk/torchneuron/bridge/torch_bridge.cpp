@@ -1,0 +1,765 @@
+/* torch_bridge.cpp - host-target custom ops as PyTorch's own operators.
+ *
+ * A shape library (torchneuron/register.h) defines each op ns::op in
+ * PyTorch's dispatcher with its shape function as the catch-all
+ * (CompositeImplicitAutograd) kernel.  For each op of a loaded host
+ * bundle, this library adds:
+ *   - a boxed kernel for the CPU key, and the same kernel for
+ *     CompositeExplicitAutograd (every other backend, and calls without a
+ *     tensor argument), which checks the tensors, asks the shape function
+ *     for the output's sizes and dtype, and runs the op's compute function
+ *     on the emulated cores through libruncustomop's rco_run;
+ *   - a kernel for the Autograd key that refuses a call on an input that
+ *     requires grad while grad mode is on (the op has no derivative), and
+ *     otherwise goes on below autograd.
+ * So eager calls, TorchScript (scripted, saved and loaded), tracing and
+ * C++ callers all run the kernel.  The shape function stays the catch-all
+ * kernel: nothing of the device flow changes.
+ *
+ * One copy of this library serves a process; build_custom_op compiles it
+ * against the process's PyTorch once per version (a content-keyed cache,
+ * as shape libraries) and drives it through the C functions at the end of
+ * this file.  It calls libruncustomop through the functions it is given,
+ * so it links against no copy of that library of its own.
+ *
+ * Errors.  The tensor checks of this file raise c10::ValueError (Python's
+ * ValueError); a call of an op on an input that requires grad raises
+ * c10::Error (RuntimeError).  What the runner reports (an argument out of
+ * range, a fault, a broken device rule, a time limit) is raised, in a
+ * Python process, as the exception the Python error hook makes of it
+ * (build_custom_op.runner.RunError, a RuntimeError), and what a kernel
+ * printed reaches the Python print hook before the call returns; without
+ * Python, the runner's message is a c10::Error and the output goes to the
+ * standard streams.  The builds are opened with stop_on_interrupt: a call
+ * that Ctrl-C stops raises what Python's SIGINT handler raises
+ * (KeyboardInterrupt).  After a time limit or Ctrl-C the call's tensors are
+ * kept for ever (a core that did not stop may still use them) and the next
+ * call opens the build again.  The locks are made anew in a child of
+ * fork(), where the runner answers that the library is the parent's. */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/GradMode.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/autograd/variable.h>
+#include <torch/library.h>
+
+#include "runcustomop.h"
+
+#define BRIDGE_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+/* libruncustomop's functions, as the caller found them. */
+struct Runner {
+    int (*open)(const char *, const struct rco_options *, rco_library **, struct rco_error *);
+    void (*close)(rco_library *);
+    int (*op_index)(const rco_library *, const char *);
+    const char *(*op_kinds)(const rco_library *, int);
+    const char *(*op_signature)(const rco_library *, int);
+    int (*run)(rco_library *, int, const struct rco_argument *, int, const struct rco_tensor *,
+               double, struct rco_error *);
+};
+
+Runner runner;
+/* Python callables: print(printed, warned) and error(status, core, signal,
+ * op, message) -> an exception; NULL outside Python. */
+PyObject *print_hook;
+PyObject *error_hook;
+
+const char device_dtypes[] = "float32, bfloat16, float16, int32, int8, int64, int16, uint8";
+
+int rco_dtype_of(at::ScalarType type)
+{
+    switch (type) {
+    case at::kByte: return RCO_UINT8;
+    case at::kChar: return RCO_INT8;
+    case at::kShort: return RCO_INT16;
+    case at::kInt: return RCO_INT32;
+    case at::kLong: return RCO_INT64;
+    case at::kHalf: return RCO_FLOAT16;
+    case at::kFloat: return RCO_FLOAT32;
+    case at::kBFloat16: return RCO_BFLOAT16;
+    default: return -1;
+    }
+}
+
+std::string dtype_name(at::ScalarType type)
+{
+    std::string name = c10::toString(type);
+    // c10 names them Float, Long...; Python's names are the ones users write.
+    static const std::pair<const char *, const char *> names[] = {
+        {"Byte", "uint8"}, {"Char", "int8"}, {"Short", "int16"}, {"Int", "int32"},
+        {"Long", "int64"}, {"Half", "float16"}, {"Float", "float32"}, {"Double", "float64"},
+        {"BFloat16", "bfloat16"}, {"Bool", "bool"}, {"ComplexHalf", "complex32"},
+        {"ComplexFloat", "complex64"}, {"ComplexDouble", "complex128"}};
+    for (const auto &entry : names)
+        if (name == entry.first)
+            return entry.second;
+    return name;
+}
+
+/* A layout as Python names it. */
+std::string layout_name(at::Layout layout)
+{
+    switch (layout) {
+    case at::kSparse: return "torch.sparse_coo";
+    case at::kSparseCsr: return "torch.sparse_csr";
+    case at::kSparseCsc: return "torch.sparse_csc";
+    case at::kSparseBsr: return "torch.sparse_bsr";
+    case at::kSparseBsc: return "torch.sparse_bsc";
+    case at::kMkldnn: return "torch._mkldnn";
+    default: {
+        std::ostringstream text;
+        text << layout;
+        return text.str();
+    }
+    }
+}
+
+/* What each kind of the runner's record is in an inferred schema. */
+bool kind_fits(char kind, const c10::TypePtr &type)
+{
+    switch (kind) {
+    case 'T': return type->kind() == c10::TypeKind::TensorType;
+    case 'S': return type->kind() == c10::TypeKind::NumberType;
+    case 'f': return type->kind() == c10::TypeKind::FloatType;
+    case 'i': case 'l': return type->kind() == c10::TypeKind::IntType;
+    default: return false;
+    }
+}
+
+/* ---- what the kernels printed, kept per calling thread ---------------------------- */
+
+struct Printed {
+    std::vector<std::pair<int, std::string>> text;
+    std::vector<std::string> warnings;
+};
+
+thread_local Printed printed;
+
+void keep_print(void *, int core, const char *text, size_t length)
+{
+    printed.text.emplace_back(core, std::string(text, length));
+}
+
+void keep_warning(void *, int, const char *text)
+{
+    printed.warnings.emplace_back(text);
+}
+
+bool python_present()
+{
+    return print_hook && Py_IsInitialized();
+}
+
+/* Raises, as a C++ exception that PyTorch turns back into it, the Python
+ * exception now set (the GIL is held). */
+[[noreturn]] void throw_python_error()
+{
+    ::python_error error;
+    error.persist();
+    throw std::move(error);
+}
+
+/* Hands what the last call printed to the print hook (or the standard
+ * streams) and forgets it. */
+void hand_over_output()
+{
+    if (printed.text.empty() && printed.warnings.empty())
+        return;
+    Printed taken;
+    std::swap(taken, printed);
+    if (!python_present()) {
+        for (const auto &entry : taken.text)
+            fwrite(entry.second.data(), 1, entry.second.size(), entry.first == 0 ? stdout : stderr);
+        for (const auto &warning : taken.warnings)
+            fprintf(stderr, "warning: %s\n", warning.c_str());
+        return;
+    }
+    pybind11::gil_scoped_acquire gil;
+    PyObject *text = PyList_New(0);
+    PyObject *warnings = PyList_New(0);
+    bool ok = text && warnings;
+    for (size_t i = 0; ok && i < taken.text.size(); i++) {
+        PyObject *core = PyLong_FromLong(taken.text[i].first);
+        PyObject *bytes = PyBytes_FromStringAndSize(
+            taken.text[i].second.data(), static_cast<Py_ssize_t>(taken.text[i].second.size()));
+        PyObject *item = core && bytes ? PyTuple_Pack(2, core, bytes) : nullptr;
+        ok = item && PyList_Append(text, item) == 0;
+        Py_XDECREF(core);
+        Py_XDECREF(bytes);
+        Py_XDECREF(item);
+    }
+    for (size_t i = 0; ok && i < taken.warnings.size(); i++) {
+        PyObject *item = PyBytes_FromString(taken.warnings[i].c_str());
+        ok = item && PyList_Append(warnings, item) == 0;
+        Py_XDECREF(item);
+    }
+    PyObject *result = ok ? PyObject_CallFunctionObjArgs(print_hook, text, warnings, nullptr)
+                          : nullptr;
+    Py_XDECREF(text);
+    Py_XDECREF(warnings);
+    if (!result)
+        throw_python_error();
+    Py_DECREF(result);
+}
+
+/* Raises what the runner reported.  A call stopped by Ctrl-C raises what
+ * the process's SIGINT handler raises, which the runner has run before the
+ * call returned (Python's: KeyboardInterrupt) when the call came from
+ * Python's main thread; else RunError of kind 'interrupted'. */
+[[noreturn]] void throw_run_error(const struct rco_error &error)
+{
+    if (!python_present())
+        TORCH_CHECK(false, error.message);
+    pybind11::gil_scoped_acquire gil;
+    if (error.status == RCO_ERROR_INTERRUPTED && PyErr_CheckSignals() != 0)
+        throw_python_error();
+    PyObject *exception = PyObject_CallFunction(error_hook, "iiiyy", static_cast<int>(error.status),
+                                                error.core, error.signal, error.op, error.message);
+    if (exception) {
+        PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(exception)), exception);
+        Py_DECREF(exception);
+    }
+    throw_python_error();
+}
+
+/* ---- the libraries ------------------------------------------------------------ */
+
+/* A host build opened through the runner, stopped by Ctrl-C.  After a time
+ * limit or Ctrl-C the runner's library runs no more ops; the next call
+ * opens the build again. */
+class HostLibrary {
+public:
+    HostLibrary(std::string path, const struct rco_options &options, bool fill_outputs)
+        : path_(std::move(path)), options_(options), handle_(nullptr), stale_(false),
+          fill_outputs_(fill_outputs)
+    {
+        pthread_mutex_init(&lock_, nullptr);
+    }
+
+    ~HostLibrary()
+    {
+        if (handle_)
+            runner.close(handle_);
+        forget(this);
+        pthread_mutex_destroy(&lock_);
+    }
+
+    /* Opens the build; 0, or the runner's status with error filled in. */
+    int open(struct rco_error *error)
+    {
+        int status = runner.open(path_.c_str(), &options_, &handle_, error);
+        if (status == 0)
+            remember(this);
+        return status;
+    }
+
+    rco_library *handle() const { return handle_; }
+
+    /* Whether a new output is filled before the kernel runs: when the
+     * output checks do not fail a call that leaves elements unwritten. */
+    bool fills_outputs() const { return fill_outputs_; }
+
+    /* Runs op index with the lock held: calls of one library take turns
+     * in the runner anyway. */
+    int run(int index, const struct rco_argument *arguments, int count,
+            const struct rco_tensor *output, struct rco_error *error)
+    {
+        pthread_mutex_lock(&lock_);
+        int status = 0;
+        if (stale_) {
+            runner.close(handle_);
+            handle_ = nullptr;
+            status = runner.open(path_.c_str(), &options_, &handle_, error);
+            stale_ = status != 0;
+        }
+        if (status == 0)
+            status = runner.run(handle_, index, arguments, count, output, RCO_DEFAULT_TIMEOUT,
+                                error);
+        if (status == RCO_ERROR_TIMEOUT || status == RCO_ERROR_INTERRUPTED)
+            stale_ = true;
+        pthread_mutex_unlock(&lock_);
+        return status;
+    }
+
+    /* After fork(): the child has one thread, and the lock may have been
+     * held by another of the parent's. */
+    static void reset_locks_in_child()
+    {
+        pthread_mutex_init(&registry_lock, nullptr);
+        for (HostLibrary *library : registry())
+            pthread_mutex_init(&library->lock_, nullptr);
+    }
+
+private:
+    static std::vector<HostLibrary *> &registry()
+    {
+        static std::vector<HostLibrary *> libraries;
+        return libraries;
+    }
+
+    static void remember(HostLibrary *library)
+    {
+        pthread_mutex_lock(&registry_lock);
+        registry().push_back(library);
+        pthread_mutex_unlock(&registry_lock);
+    }
+
+    static void forget(HostLibrary *library)
+    {
+        pthread_mutex_lock(&registry_lock);
+        auto &libraries = registry();
+        for (size_t i = 0; i < libraries.size(); i++) {
+            if (libraries[i] == library) {
+                libraries.erase(libraries.begin() + static_cast<std::ptrdiff_t>(i));
+                break;
+            }
+        }
+        pthread_mutex_unlock(&registry_lock);
+    }
+
+    static pthread_mutex_t registry_lock;
+    std::string path_;
+    struct rco_options options_;
+    rco_library *handle_;
+    bool stale_;
+    bool fill_outputs_;
+    pthread_mutex_t lock_;
+};
+
+pthread_mutex_t HostLibrary::registry_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* What an op runs: a compute function of an open library. */
+struct Binding {
+    std::shared_ptr<HostLibrary> library;
+    int index;
+    std::string kinds;
+};
+
+/* An op this library registered kernels for; its binding changes when
+ * another bundle with the op is loaded. */
+struct OpEntry {
+    std::string qualified;
+    std::shared_ptr<const Binding> binding;
+};
+
+pthread_mutex_t bindings_lock = PTHREAD_MUTEX_INITIALIZER;
+
+std::shared_ptr<const Binding> binding_of(const OpEntry &entry)
+{
+    pthread_mutex_lock(&bindings_lock);
+    std::shared_ptr<const Binding> binding = entry.binding;
+    pthread_mutex_unlock(&bindings_lock);
+    return binding;
+}
+
+void reset_locks_in_child()
+{
+    pthread_mutex_init(&bindings_lock, nullptr);
+    HostLibrary::reset_locks_in_child();
+}
+
+/* Tensors a lost core may still use: kept for ever. */
+void keep_for_ever(const at::Tensor *tensors, size_t count)
+{
+    static std::mutex lock;
+    static std::vector<at::Tensor> *kept = new std::vector<at::Tensor>();
+    std::lock_guard<std::mutex> guard(lock);
+    for (size_t i = 0; i < count; i++)
+        if (tensors[i].defined())
+            kept->push_back(tensors[i]);
+}
+
+/* ---- the kernels ------------------------------------------------------------ */
+
+/* "argument 2 (Scalar) of ns::op", with the type the op's schema gives it. */
+std::string describe(const c10::OperatorHandle &op, size_t index)
+{
+    return "argument " + std::to_string(index + 1) + " (" +
+           op.schema().arguments()[index].type()->str() + ") of " + op.schema().name();
+}
+
+/* A tensor argument as the cores take it: on the CPU, dense, of a device
+ * dtype; a negative view resolved and other layouts copied to contiguous
+ * memory (a dtype is never converted).  Returns the tensor whose memory
+ * the cores use. */
+at::Tensor usable_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op, size_t index,
+                         struct rco_tensor *out)
+{
+    TORCH_CHECK_VALUE(tensor.defined(), describe(op, index), " is an undefined tensor");
+    TORCH_CHECK_VALUE(tensor.device().is_cpu(), describe(op, index), " is on ",
+                      tensor.device(), "; the host emulator runs on CPU tensors: pass it with "
+                      ".cpu()");
+    TORCH_CHECK_VALUE(tensor.layout() == at::kStrided, describe(op, index), " is a ",
+                      layout_name(tensor.layout()), " tensor; the device takes dense (strided) "
+                      "tensors");
+    int dtype = rco_dtype_of(tensor.scalar_type());
+    TORCH_CHECK_VALUE(dtype >= 0, describe(op, index), " has dtype ",
+                      dtype_name(tensor.scalar_type()), ", which the device does not have; its "
+                      "dtypes are ", device_dtypes);
+    at::Tensor used = tensor.is_neg() ? tensor.resolve_neg() : tensor;
+    if (!used.is_contiguous())
+        used = used.contiguous();
+    int rank = static_cast<int>(used.dim());
+    out->dtype = dtype;
+    out->rank = rank;
+    int shown = rank < RCO_MAX_RANK ? rank : RCO_MAX_RANK;
+    for (int d = 0; d < shown; d++) {
+        out->sizes[d] = used.size(d);
+        out->strides[d] = used.stride(d);
+    }
+    out->data = used.data_ptr();
+    return used;
+}
+
+/* A number argument: the runner converts it by the schema's kind. */
+void number_argument(const c10::IValue &value, const c10::OperatorHandle &op, size_t index,
+                     struct rco_argument *out)
+{
+    out->text = nullptr;
+    if (value.isInt()) {
+        out->type = RCO_ARGUMENT_INTEGER;
+        out->integer = value.toInt();
+    } else if (value.isBool()) {
+        out->type = RCO_ARGUMENT_INTEGER;
+        out->integer = value.toBool() ? 1 : 0;
+    } else if (value.isDouble()) {
+        out->type = RCO_ARGUMENT_REAL;
+        out->real = value.toDouble();
+    } else {
+        TORCH_CHECK_TYPE(false, describe(op, index), " must be a real number, not ",
+                         value.isComplexDouble() ? "complex" : value.tagKind());
+    }
+}
+
+/* The output the shape function's result stands for: that tensor itself
+ * when it is one the kernel may write (new, contiguous, of its own), else
+ * a new one of its sizes and dtype. */
+at::Tensor output_of(c10::IValue result, const OpEntry &entry)
+{
+    TORCH_CHECK_TYPE(result.isTensor(), "the shape function of ", entry.qualified, " returned ",
+                     result.tagKind(), ", not a tensor");
+    at::Tensor shape = std::move(result).toTensor();
+    TORCH_CHECK_VALUE(rco_dtype_of(shape.scalar_type()) >= 0, "the shape function of ",
+                      entry.qualified, " returned dtype ", dtype_name(shape.scalar_type()),
+                      ", which the device does not have; its dtypes are ", device_dtypes);
+    c10::TensorImpl *impl = shape.unsafeGetTensorImpl();
+    bool own = shape.device().is_cpu() && shape.layout() == at::kStrided &&
+               shape.is_contiguous() && !shape.is_neg() && !shape.requires_grad() &&
+               !shape.is_inference() && impl->has_storage() && shape.storage_offset() == 0 &&
+               shape.use_count() == 1 && impl->storage().use_count() == 1 &&
+               impl->storage().nbytes() == shape.nbytes();
+    if (own)
+        return shape;
+    return at::empty(shape.sizes(), at::TensorOptions().dtype(shape.scalar_type()));
+}
+
+/* Fills a new output so that the elements no core writes stand out: NaN
+ * in the floating dtypes, bytes 0xA5 in the others. */
+void poison(const at::Tensor &output)
+{
+    size_t count = static_cast<size_t>(output.numel());
+    void *data = output.data_ptr();
+    switch (output.scalar_type()) {
+    case at::kFloat: {
+        uint32_t nan = 0x7fc00000u;
+        uint32_t *values = static_cast<uint32_t *>(data);
+        for (size_t i = 0; i < count; i++)
+            values[i] = nan;
+        break;
+    }
+    case at::kHalf: case at::kBFloat16: {
+        uint16_t nan = output.scalar_type() == at::kHalf ? 0x7e00u : 0x7fc0u;
+        uint16_t *values = static_cast<uint16_t *>(data);
+        for (size_t i = 0; i < count; i++)
+            values[i] = nan;
+        break;
+    }
+    default:
+        memset(data, 0xa5, output.nbytes());
+    }
+}
+
+class RunKernel final : public c10::OperatorKernel {
+public:
+    explicit RunKernel(std::shared_ptr<OpEntry> entry) : entry_(std::move(entry)) {}
+
+    void operator()(const c10::OperatorHandle &op, c10::DispatchKeySet, torch::jit::Stack *stack)
+    {
+        const OpEntry &entry = *entry_;
+        std::shared_ptr<const Binding> binding = binding_of(entry);
+        size_t count = op.schema().arguments().size();
+        auto values = torch::jit::last(*stack, count);
+        struct rco_argument arguments[RCO_MAX_ARGUMENTS];
+        at::Tensor used[RCO_MAX_ARGUMENTS + 1];
+        TORCH_CHECK(count <= RCO_MAX_ARGUMENTS && count == binding->kinds.size(),
+                    entry.qualified, " takes ", binding->kinds.size(), " arguments");
+        for (size_t i = 0; i < count; i++) {
+            char kind = binding->kinds[i];
+            if (kind == 'T') {
+                arguments[i].type = RCO_ARGUMENT_TENSOR;
+                used[i] = usable_tensor(values[i].toTensor(), op, i, &arguments[i].tensor);
+            } else {
+                number_argument(values[i], op, i, &arguments[i]);
+            }
+        }
+        at::Tensor output = output_of(shape_function_result(op, values), entry);
+        if (binding->library->fills_outputs())
+            poison(output);
+        struct rco_tensor out;
+        out.dtype = rco_dtype_of(output.scalar_type());
+        out.rank = static_cast<int>(output.dim());
+        int shown = out.rank < RCO_MAX_RANK ? out.rank : RCO_MAX_RANK;
+        for (int d = 0; d < shown; d++) {
+            out.sizes[d] = output.size(d);
+            out.strides[d] = output.stride(d);
+        }
+        out.data = output.data_ptr();
+        used[count] = output;
+        struct rco_error error;
+        int status = binding->library->run(binding->index, arguments, static_cast<int>(count),
+                                           &out, &error);
+        if (status == RCO_ERROR_TIMEOUT || status == RCO_ERROR_INTERRUPTED)
+            keep_for_ever(used, count + 1);
+        hand_over_output();
+        if (status != 0)
+            throw_run_error(error);
+        torch::autograd::impl::bump_version(output);
+        torch::jit::drop(*stack, count);
+        torch::jit::push(*stack, std::move(output));
+    }
+
+private:
+    /* Calls the op's shape function, the catch-all kernel of its
+     * definition, on the arguments. */
+    static c10::IValue shape_function_result(const c10::OperatorHandle &op,
+                                             c10::ArrayRef<c10::IValue> values)
+    {
+        thread_local torch::jit::Stack shape_stack;
+        shape_stack.clear();
+        shape_stack.insert(shape_stack.end(), values.begin(), values.end());
+        op.callBoxedForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd, shape_stack);
+        c10::IValue result = std::move(shape_stack.back());
+        shape_stack.clear(); // holds no reference to the result, nor to the arguments
+        return result;
+    }
+
+    std::shared_ptr<OpEntry> entry_;
+};
+
+class AutogradKernel final : public c10::OperatorKernel {
+public:
+    explicit AutogradKernel(std::shared_ptr<OpEntry> entry) : entry_(std::move(entry)) {}
+
+    void operator()(const c10::OperatorHandle &op, c10::DispatchKeySet keys,
+                    torch::jit::Stack *stack)
+    {
+        size_t count = op.schema().arguments().size();
+        if (c10::GradMode::is_enabled()) {
+            auto values = torch::jit::last(*stack, count);
+            for (size_t i = 0; i < count; i++) {
+                TORCH_CHECK(!(values[i].isTensor() && values[i].toTensor().requires_grad()),
+                            entry_->qualified, ": argument ", i + 1, " requires grad, and ",
+                            entry_->qualified, " has no derivative, so autograd cannot go "
+                            "through it: call it in the forward of a torch.autograd.Function "
+                            "whose backward computes the gradient, or under torch.no_grad() "
+                            "when no gradient is needed");
+            }
+        }
+        at::AutoDispatchBelowADInplaceOrView guard;
+        op.redispatchBoxed(keys & c10::after_autograd_keyset, stack);
+    }
+
+private:
+    std::shared_ptr<OpEntry> entry_;
+};
+
+/* ---- registration ------------------------------------------------------------ */
+
+std::mutex registration_lock;
+
+std::vector<std::unique_ptr<torch::Library>> &registrations()
+{
+    static std::vector<std::unique_ptr<torch::Library>> *libraries =
+        new std::vector<std::unique_ptr<torch::Library>>();
+    return *libraries;
+}
+
+std::vector<std::shared_ptr<OpEntry>> &entries()
+{
+    static std::vector<std::shared_ptr<OpEntry>> *known = new std::vector<std::shared_ptr<OpEntry>>();
+    return *known;
+}
+
+void copy_message(const std::string &text, char *message, size_t size)
+{
+    if (message && size > 0) {
+        size_t length = text.size() < size - 1 ? text.size() : size - 1;
+        memcpy(message, text.data(), length);
+        message[length] = '\0';
+    }
+}
+
+std::string schema_arguments(const c10::FunctionSchema &schema)
+{
+    std::string text = "(";
+    for (size_t i = 0; i < schema.arguments().size(); i++) {
+        if (i)
+            text += ", ";
+        text += schema.arguments()[i].type()->str() + " " + schema.arguments()[i].name();
+    }
+    return text + ")";
+}
+
+int register_op(const std::shared_ptr<HostLibrary> &library, const std::string &qualified,
+                const std::string &function, std::string &problem)
+{
+    size_t separator = qualified.find("::");
+    if (separator == std::string::npos) {
+        problem = qualified + " is not a qualified op name (namespace::op)";
+        return -1;
+    }
+    auto handle = c10::Dispatcher::singleton().findSchema({qualified, ""});
+    if (!handle) {
+        problem = "PyTorch has no op " + qualified + ": its shape library is not loaded";
+        return -1;
+    }
+    int index = runner.op_index(library->handle(), function.c_str());
+    if (index < 0) {
+        problem = "the compute library has no function " + function + " for op " + qualified;
+        return -1;
+    }
+    auto binding = std::make_shared<Binding>();
+    binding->library = library;
+    binding->index = index;
+    binding->kinds = runner.op_kinds(library->handle(), index);
+    const c10::FunctionSchema &schema = handle->schema();
+    bool fits = schema.arguments().size() == binding->kinds.size() &&
+                schema.returns().size() == 1 &&
+                schema.returns()[0].type()->kind() == c10::TypeKind::TensorType;
+    for (size_t i = 0; fits && i < schema.arguments().size(); i++)
+        fits = kind_fits(binding->kinds[i], schema.arguments()[i].type());
+    if (!fits) {
+        problem = "op " + qualified + " takes " + schema_arguments(schema) +
+                  ", but its compute function " + function + " takes " +
+                  runner.op_signature(library->handle(), index);
+        return -1;
+    }
+    std::lock_guard<std::mutex> guard(registration_lock);
+    for (auto &entry : entries()) {
+        if (entry->qualified == qualified) {
+            std::shared_ptr<const Binding> old;
+            pthread_mutex_lock(&bindings_lock);
+            old = std::move(entry->binding);
+            entry->binding = binding;
+            pthread_mutex_unlock(&bindings_lock);
+            return 0; // old (and maybe its library) goes here, outside the lock
+        }
+    }
+    auto entry = std::make_shared<OpEntry>();
+    entry->qualified = qualified;
+    entry->binding = binding;
+    std::string ns = qualified.substr(0, separator);
+    std::string name = qualified.substr(separator + 2);
+    try {
+        std::unique_ptr<torch::Library> registration(
+            new torch::Library(torch::Library::IMPL, ns, c10::nullopt, __FILE__, __LINE__));
+        registration->impl(name.c_str(), torch::dispatch(c10::DispatchKey::CPU,
+                           torch::CppFunction::makeFromBoxedFunctor(
+                               std::unique_ptr<RunKernel>(new RunKernel(entry)))));
+        registration->impl(name.c_str(), torch::dispatch(c10::DispatchKey::CompositeExplicitAutograd,
+                           torch::CppFunction::makeFromBoxedFunctor(
+                               std::unique_ptr<RunKernel>(new RunKernel(entry)))));
+        registration->impl(name.c_str(), torch::dispatch(c10::DispatchKey::Autograd,
+                           torch::CppFunction::makeFromBoxedFunctor(
+                               std::unique_ptr<AutogradKernel>(new AutogradKernel(entry)))));
+        registrations().push_back(std::move(registration));
+    } catch (const std::exception &e) {
+        std::string what = e.what();
+        problem = "PyTorch refused the kernels of " + qualified + ": " +
+                  what.substr(0, what.find('\n'));
+        return -1;
+    }
+    entries().push_back(entry);
+    return 0;
+}
+
+} // namespace
+
+/* ---- the C functions build_custom_op calls (through ctypes) ---------------- */
+
+/* Sets libruncustomop's functions (runner: six function pointers in the
+ * order of struct Runner) and the Python hooks (NULL: none); called once,
+ * with the GIL held when hooks are given.  Returns 0. */
+BRIDGE_EXPORT int torch_bridge_init(const void *functions, PyObject *print, PyObject *error)
+{
+    static std::once_flag once;
+    memcpy(&runner, functions, sizeof runner);
+    if (print && error) {
+        Py_INCREF(print);
+        Py_INCREF(error);
+        print_hook = print;
+        error_hook = error;
+    }
+    std::call_once(once, [] { pthread_atfork(nullptr, nullptr, reset_locks_in_child); });
+    return 0;
+}
+
+/* Opens the host build at path (BUILD_DIR/NAME) with the runner; returns
+ * a library for torch_bridge_register, or NULL with the runner's message
+ * in message (size bytes) and its status in *status.  fill_outputs: fill
+ * each new output with NaN (bytes 0xA5 for integers) before the kernel
+ * runs, so that elements it does not write stand out; needless when the
+ * output checks make them an error. */
+BRIDGE_EXPORT void *torch_bridge_open(const char *path, int cores, double timeout,
+                                      int fill_outputs, int *status, char *message, size_t size)
+{
+    struct rco_options options;
+    memset(&options, 0, sizeof options);
+    options.cores = cores;
+    options.timeout = timeout;
+    options.stop_on_interrupt = 1;
+    options.print = keep_print;
+    options.warn = keep_warning;
+    auto library = std::make_shared<HostLibrary>(path, options, fill_outputs != 0);
+    struct rco_error error;
+    *status = library->open(&error);
+    if (*status != 0) {
+        copy_message(error.message, message, size);
+        return nullptr;
+    }
+    return new std::shared_ptr<HostLibrary>(std::move(library));
+}
+
+/* Has op qualified ("ns::op", defined by a loaded shape library) run the
+ * compute function of library; returns 0, or -1 with the reason in
+ * message. */
+BRIDGE_EXPORT int torch_bridge_register(void *library, const char *qualified,
+                                        const char *function, char *message, size_t size)
+{
+    std::string problem;
+    int status = register_op(*static_cast<std::shared_ptr<HostLibrary> *>(library), qualified,
+                             function, problem);
+    if (status != 0)
+        copy_message(problem, message, size);
+    return status;
+}
+
+/* Drops the caller's hold on library: it is closed when no op runs it. */
+BRIDGE_EXPORT void torch_bridge_release(void *library)
+{
+    delete static_cast<std::shared_ptr<HostLibrary> *>(library);
+}
