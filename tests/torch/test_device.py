@@ -93,7 +93,7 @@ class DeviceTest(tap.FakeToolchainTest):
         contents = dict(members)
         from build_custom_op import _shape_library
         shape_library = os.path.join(_shape_library.cache_root(), 'shape-libraries')
-        cached = glob.glob(os.path.join(shape_library, 'fixture-*', 'libfixtureshapefcn.so'))
+        cached = glob.glob(os.path.join(shape_library, '*', 'libshapefcn.so'))
         self.assertIn(contents['libfixtureshapefcn.so'],
                       [open(path, 'rb').read() for path in cached])
         self.assertTrue(contents['libfixturecustomop.packed.so'].startswith(b'packed '))
