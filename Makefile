@@ -57,15 +57,6 @@ libbuildcustomop.so: $(LIBRARY_OBJECTS)
 build-custom-op: $(COMMAND_OBJECTS) libbuildcustomop.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(COMMAND_OBJECTS) libbuildcustomop.a
 
-buildcustomop.pc: Makefile
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
-		'Name: buildcustomop' \
-		'Description: build front-end for GPSIMD custom operators' \
-		'Version: 0.1.0' \
-		'Libs: -L$${libdir} -lbuildcustomop' \
-		'Libs.private: -pthread' \
-		'Cflags: -I$${includedir}' >$@
-
 # Builds the multicore relu example for this machine and runs it on eight
 # emulated cores (examples/demo.sh).
 demo: programs
@@ -74,7 +65,7 @@ demo: programs
 test: programs $(TESTS)
 	sh tests/run-tests.sh $(TESTS)
 
-install: programs buildcustomop.pc $(INSTALL_TARGETS)
+install: programs $(INSTALL_TARGETS)
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PKGCONFIGDIR)
 	cp build-custom-op $(DESTDIR)$(BINDIR)/
@@ -83,7 +74,15 @@ install: programs buildcustomop.pc $(INSTALL_TARGETS)
 	ln -sf libbuildcustomop.so.0 $(DESTDIR)$(LIBDIR)/libbuildcustomop.so
 	cp include/buildcustomop.h $(DESTDIR)$(INCLUDEDIR)/
 	cp man/build-custom-op.1 $(DESTDIR)$(MANDIR)/man1/
-	cp buildcustomop.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	# Written where it is installed, for this PREFIX: a copy made for an
+	# earlier PREFIX would point pkg-config there.
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+		'Name: buildcustomop' \
+		'Description: build front-end for GPSIMD custom operators' \
+		'Version: 0.1.0' \
+		'Libs: -L$${libdir} -lbuildcustomop' \
+		'Libs.private: -pthread' \
+		'Cflags: -I$${includedir}' >$(DESTDIR)$(PKGCONFIGDIR)/buildcustomop.pc
 
 # A Debian package of whatever make install installs, in /usr:
 # build-custom-op_VERSION_ARCH.deb here (packaging/build-deb.sh; needs
@@ -132,7 +131,7 @@ check-valgrind:
 	$(MAKE) clean >/dev/null; exit $$status
 
 clean:
-	rm -rf obj build-custom-op libbuildcustomop.a libbuildcustomop.so buildcustomop.pc build-custom-op_*.deb $(CLEAN)
+	rm -rf obj build-custom-op libbuildcustomop.a libbuildcustomop.so build-custom-op_*.deb $(CLEAN)
 
 .PHONY: all programs demo test install deb check-package clean check-asan check-valgrind
 

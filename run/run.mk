@@ -29,16 +29,7 @@ libruncustomop.so: $(RCO_OBJECTS)
 run-custom-op: $(RUN_OBJECTS) libruncustomop.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(RUN_OBJECTS) libruncustomop.a $(RCO_LIBS)
 
-runcustomop.pc: Makefile run/run.mk
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
-		'Name: runcustomop' \
-		'Description: run host-built GPSIMD custom operators on emulated cores' \
-		'Version: 0.1.0' \
-		'Libs: -L$${libdir} -lruncustomop' \
-		'Libs.private: -pthread -ldl -lm' \
-		'Cflags: -I$${includedir}' >$@
-
-install-run-custom-op: run-custom-op libruncustomop.a libruncustomop.so runcustomop.pc
+install-run-custom-op: run-custom-op libruncustomop.a libruncustomop.so
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PKGCONFIGDIR)
 	cp run-custom-op $(DESTDIR)$(BINDIR)/
@@ -47,7 +38,14 @@ install-run-custom-op: run-custom-op libruncustomop.a libruncustomop.so runcusto
 	ln -sf libruncustomop.so.0 $(DESTDIR)$(LIBDIR)/libruncustomop.so
 	cp include/runcustomop.h $(DESTDIR)$(INCLUDEDIR)/
 	cp man/run-custom-op.1 $(DESTDIR)$(MANDIR)/man1/
-	cp runcustomop.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	# Written for this PREFIX where it is installed (see install).
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+		'Name: runcustomop' \
+		'Description: run host-built GPSIMD custom operators on emulated cores' \
+		'Version: 0.1.0' \
+		'Libs: -L$${libdir} -lruncustomop' \
+		'Libs.private: -pthread -ldl -lm' \
+		'Cflags: -I$${includedir}' >$(DESTDIR)$(PKGCONFIGDIR)/runcustomop.pc
 
 # Tests: the npy unit test, and the runner end to end over a fake core
 # library (tests/run/fake_core.c) linked once as fake.so and once per core
@@ -55,7 +53,7 @@ install-run-custom-op: run-custom-op libruncustomop.a libruncustomop.so runcusto
 RUN_FAKE_CORES = 0 1 2 3 4 5 6 7
 RUN_FAKE_LIBRARIES = tests/run/fake/fake.so $(RUN_FAKE_CORES:%=tests/run/fake/fake_cpu%.so)
 TESTS += tests/run/test_npy tests/run/test_opsfile tests/run/test_runner.sh tests/run/test_printf.sh
-CLEAN += run-custom-op libruncustomop.a libruncustomop.so runcustomop.pc obj/run \
+CLEAN += run-custom-op libruncustomop.a libruncustomop.so obj/run \
 	tests/run/test_npy tests/run/test_opsfile tests/run/fake
 
 tests/run/test_npy: tests/run/test_npy.c run/npy.c run/npy.h src/output_file.c tests/unit/check.h

@@ -385,6 +385,28 @@ class LibraryLookupTest(unittest.TestCase):
         self.assertEqual(lines, ["_INSTALLED_LIBDIR = '/usr/lib'\n",
                                  "_INSTALLED_BINDIR = '/usr/bin'\n"])
 
+    def test_pkg_config_files_name_the_prefix_of_each_install(self):
+        # One tree installed to two prefixes: each pkg-config file names its
+        # own (a copy kept from the first install would name the first).
+        found = {}
+        for name in ('first', 'second'):
+            stage = os.path.join(self.work, name)
+            done = subprocess.run(['make', '-s', '--no-print-directory', '-C', tap.TOP, 'install',
+                                   'install-run-custom-op', 'PREFIX=/opt/' + name,
+                                   'DESTDIR=' + stage],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  env=make_environment())
+            self.assertEqual((done.returncode, done.stdout.decode()), (0, ''))
+            for library in ('buildcustomop', 'runcustomop'):
+                with open(os.path.join(stage, 'opt', name, 'lib', 'pkgconfig',
+                                       library + '.pc')) as stream:
+                    found[name, library] = stream.read().splitlines()[:3]
+        for name in ('first', 'second'):
+            for library in ('buildcustomop', 'runcustomop'):
+                self.assertEqual(found[name, library],
+                                 [f'prefix=/opt/{name}', f'libdir=/opt/{name}/lib',
+                                  f'includedir=/opt/{name}/include'])
+
 
 if __name__ == '__main__':
     tap.main()
