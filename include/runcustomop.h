@@ -158,7 +158,10 @@
  * rco_run returns RCO_ERROR_UNUSABLE, and the library must be closed (open
  * the build again to go on).  A core on a worker that has not stopped half
  * a second after SIGURG (it blocked the signal) is lost: it runs on, its
- * library stays loaded and the memory it and its thread use is never freed,
+ * library stays loaded and the memory it and its thread use is never freed
+ * (not by exit() either, which runs the static destructors of every
+ * library still loaded: the runtime's state is kept, but the C++ static
+ * objects of the kernel's own code are destroyed then, under the core),
  * and it may still read and write the tensors of the call that timed out,
  * so those must outlive the process or the process must end.  The error
  * says so when that happens.  A kernel that blocks SIGURG on the calling

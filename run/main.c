@@ -117,19 +117,71 @@ static int make_output(const struct run_options *options, const rco_library *lib
 	return 0;
 }
 
-/* Reads --expect before anything runs or is written, after refusing an
- * --out that is the same file (by any name): the output would replace the
- * values it is compared with, and every run would pass. */
+/* The directory of path, whose last component starts at name. */
+static void directory_of(const char *path, const char *name, char *out, size_t size)
+{
+	if (name == path)
+		snprintf(out, size, ".");
+	else
+		snprintf(out, size, "%.*s", (int)(name - path), path);
+}
+
+/* Whether two paths name one file that writing either would replace: the
+ * same regular file (by any name), or (when new_too) the same name, not
+ * there yet, in the same directory.  A device or a FIFO is written
+ * through, so two outputs may share one. */
+static int one_file(const char *a, const char *b, int new_too)
+{
+	struct stat first, second;
+	int a_there = stat(a, &first) == 0, b_there = stat(b, &second) == 0;
+	if (a_there && b_there)
+		return first.st_dev == second.st_dev && first.st_ino == second.st_ino &&
+		       S_ISREG(first.st_mode);
+	if (!new_too || a_there || b_there || errno != ENOENT)
+		return 0;
+	const char *a_name = strrchr(a, '/'), *b_name = strrchr(b, '/');
+	a_name = a_name ? a_name + 1 : a;
+	b_name = b_name ? b_name + 1 : b;
+	char a_directory[4096], b_directory[4096];
+	directory_of(a, a_name, a_directory, sizeof a_directory);
+	directory_of(b, b_name, b_directory, sizeof b_directory);
+	return strcmp(a_name, b_name) == 0 && stat(a_directory, &first) == 0 &&
+	       stat(b_directory, &second) == 0 && first.st_dev == second.st_dev &&
+	       first.st_ino == second.st_ino;
+}
+
+/* Refuses, before anything runs or is written, two of the files the run
+ * writes (--out, --profile, --profile-svg) that are one file (one would
+ * replace the other), and one of them that is --expect's (it would replace
+ * the values the output is compared with, and every run would pass). */
+static int refuse_one_file_twice(const struct run_options *options)
+{
+	const char *names[] = {"--out", "--profile", "--profile-svg"};
+	const char *paths[] = {options->out, options->profile, options->profile_svg};
+	for (int i = 0; i < 3; i++) {
+		if (!paths[i])
+			continue;
+		if (options->expect && one_file(paths[i], options->expect, 0)) {
+			fprintf(stderr, "run-custom-op: %s %s and --expect %s are the same file: the "
+			        "output would replace the values it is compared with; write the output "
+			        "elsewhere\n", names[i], paths[i], options->expect);
+			return EXIT_USAGE;
+		}
+		for (int j = i + 1; j < 3; j++) {
+			if (paths[j] && one_file(paths[i], paths[j], 1)) {
+				fprintf(stderr, "run-custom-op: %s %s and %s %s are the same file: one "
+				        "would replace the other; give each its own file\n", names[i],
+				        paths[i], names[j], paths[j]);
+				return EXIT_USAGE;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Reads --expect before anything runs or is written. */
 static int read_expectation(const struct run_options *options, struct npy_array *expected)
 {
-	struct stat out, expect;
-	if (options->out && stat(options->out, &out) == 0 && stat(options->expect, &expect) == 0 &&
-	    out.st_dev == expect.st_dev && out.st_ino == expect.st_ino) {
-		fprintf(stderr, "run-custom-op: --out %s and --expect %s are the same file: the output "
-		        "would replace the values it is compared with; write the output elsewhere\n",
-		        options->out, options->expect);
-		return EXIT_USAGE;
-	}
 	char error[NPY_ERROR_SIZE];
 	if (npy_read_file(options->expect, expected, error) != 0) {
 		fprintf(stderr, "run-custom-op: %s\n", error);
@@ -296,7 +348,9 @@ int main(int argc, char **argv)
 	rco_library *library = NULL;
 	open_options.context = &library;
 	struct npy_array expected = {0};
-	int status = options.expect ? read_expectation(&options, &expected) : 0;
+	int status = refuse_one_file_twice(&options);
+	if (status == 0 && options.expect)
+		status = read_expectation(&options, &expected);
 	if (status == 0 && rco_open(options.library, &open_options, &library, &problem) != 0) {
 		report(problem.message);
 		status = exit_status_of(problem.status);

@@ -457,8 +457,9 @@ class RunnerTest(unittest.TestCase):
         writing into the output: the call's tensors must never be freed, not
         even when the interpreter ends (else the cores write into memory
         that another object got, or into unmapped memory).  In a process of
-        its own, which ends with the lost cores."""
-        script = ('import gc, os, threading, time, weakref, torch\n'
+        its own, which ends with the lost cores, through the interpreter's
+        exit, after close()."""
+        script = ('import gc, threading, time, weakref, torch\n'
                   'from build_custom_op import runner\n'
                   f'library = runner.open({MULTI!r}, timeout=1)\n'
                   'x, out = torch.ones(1024), torch.zeros(1024)\n'
@@ -473,9 +474,7 @@ class RunnerTest(unittest.TestCase):
                   'print(inputs() is not None, outputs() is not None)\n'
                   'time.sleep(0.2)\n'
                   'print(outputs().max().item() > 1, flush=True)\n'
-                  '# Not through the interpreter\'s exit, whose frees the lost cores may\n'
-                  '# still race with (the runner\'s state, not these tensors).\n'
-                  'os._exit(0)\n')
+                  'library.close()\n')
         self.assertScript(script, 'timeout\nTrue True\nTrue\n')
 
     def test_ctrl_c_stops_a_call(self):

@@ -1,8 +1,8 @@
 #!/bin/sh
 # test_files.sh - run-custom-op and the files a user names: --out never
-# destroys what is there, --out and --expect may not be one file, --in
-# reads no more than the .npy header declares; and a kernel cannot end the
-# process (exit(), fork() ...).
+# destroys what is there, no two of the files it writes and --expect are
+# one file, --in reads no more than the .npy header declares; and a kernel
+# cannot end the process (exit(), fork() ...).
 #
 # Over the fake core library (tests/run/fake) and tests/run/kernels/mischief.cpp
 # built for the host (tests/run/mischief).  Runs that may end by a signal
@@ -81,6 +81,24 @@ run_op --op scale2 --in y.npy --out new.npy --expect new.npy "$B/fake"
 check_eq "--expect is read first: a missing one fails before anything runs or is written" \
 	"$status:$err" "1:run-custom-op: new.npy: cannot open: No such file or directory"
 check_true "and --out is not written" test ! -e new.npy
+
+# ---- two of the written files (--out, --profile, --profile-svg) as one ----
+cp y.npy want.npy
+run_op --op scale2 --in y.npy --profile want.npy --expect want.npy "$B/fake"
+check_eq "--profile naming --expect's file is refused: it would replace the expectation" \
+	"$status:$err" \
+	"2:run-custom-op: --profile want.npy and --expect want.npy are the same file: the output would replace the values it is compared with; write the output elsewhere"
+check_file "and the expectation is left as it was" want.npy y.npy
+run_op --op scale2 --in y.npy --out both --profile ./both "$B/fake"
+check_eq "--out and --profile naming one new file are refused: one would replace the other" \
+	"$status:$err" \
+	"2:run-custom-op: --out both and --profile ./both are the same file: one would replace the other; give each its own file"
+check_true "and nothing is written" test ! -e both
+run_op --op scale2 --in y.npy --profile hard.npy --profile-svg alias.npy "$B/fake"
+check_eq "--profile and --profile-svg naming one file by two names are refused" "$status" 2
+check_file "and it is left as it was" same.npy y.npy
+run_op --op scale2 --in y.npy --out /dev/null --profile /dev/null --profile-svg /dev/null "$B/fake"
+check_eq "a device is written through: all three may be /dev/null" "$status" 0
 
 # ---- --in reads what the header declares, no more ----
 # feed [FILE]: writes FILE (if given), then zeros, 1 MiB at a time, to

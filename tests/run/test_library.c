@@ -1493,6 +1493,66 @@ static void test_lost_core(void)
 	rco_close(library);
 }
 
+/* Set when main has run every test (see check_the_end_was_reached). */
+static int reached_the_end;
+
+/* Memory freed while a lost core still uses it is given out again: the
+ * small chunks mallocs at the very end of exit() get must stay as written
+ * (16 of each size up to 504 bytes: the bins the frees of exit() fill). */
+static void nothing_freed_under_a_lost_core(void)
+{
+	enum { SIZES = 32, EACH = 16 };
+	static unsigned char *chunks[SIZES][EACH];
+	for (int s = 0; s < SIZES; s++)
+		for (int i = 0; i < EACH; i++)
+			if ((chunks[s][i] = malloc(8 + 16 * (size_t)s)) != NULL)
+				memset(chunks[s][i], 0x5a, 8 + 16 * (size_t)s);
+	struct timespec wait = {0, 100000000};
+	nanosleep(&wait, NULL);
+	for (int s = 0; s < SIZES; s++)
+		for (int i = 0; i < EACH; i++)
+			for (size_t b = 0; chunks[s][i] && b < 8 + 16 * (size_t)s; b++)
+				if (chunks[s][i][b] != 0x5a)
+					_exit(3);
+}
+
+/* Mischief 30 on a worker blocks SIGURG and writes into its share of the
+ * output for ever, through the runtime (the core ledger records each
+ * write).  exit() then runs the static destructors of every library: those
+ * of the runtime in the lost core's library must free nothing it uses.  In
+ * a child, whose lost cores end with it. */
+static void test_exit_with_a_lost_core(void)
+{
+	fflush(stdout);
+	pid_t child = fork();
+	if (child == 0) {
+		reached_the_end = 1; /* the parent's check is the parent's */
+		/* Registered before the core libraries are loaded: runs after
+		 * their destructors. */
+		atexit(nothing_freed_under_a_lost_core);
+		rco_library *library = open_with(mischief_multi, 8, 0, 0);
+		if (!library)
+			_exit(5);
+		static float out[10];
+		struct rco_argument extra[2] = {integer_argument(27), integer_argument(-1)};
+		run_on(library, "mischief", out, 2, extra, 0);
+		extra[0] = integer_argument(30);
+		extra[1] = integer_argument((long long)syscall(SYS_gettid));
+		if (run_on(library, "mischief", out, 2, extra, 1) != RCO_ERROR_TIMEOUT ||
+		    !strstr(error.message, "it runs on"))
+			_exit(6);
+		rco_close(library);
+		exit(0);
+	}
+	int status = 0;
+	waitpid(child, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "exit() with a lost core that writes through the runtime frees nothing it uses");
+	if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		printf("# the child %s %d\n", WIFEXITED(status) ? "exited with" : "died by signal",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
 /* A kernel that ended the process (exit(0) in a thread) would end this
  * program with status 0 and fewer checks: that is a failure. */
 /* ---- the output checks and the profiles ---- */
@@ -1666,8 +1726,6 @@ static void test_profiles(void)
 	CHECK_STR(missing, "", "run-custom-op(1) lists every constant of the cost model with its value");
 }
 
-static int reached_the_end;
-
 static void check_the_end_was_reached(void)
 {
 	if (!reached_the_end) {
@@ -1702,6 +1760,7 @@ int main(int argc, char **argv)
 	test_no_leak_per_fault();
 	test_threads();
 	test_fork();
+	test_exit_with_a_lost_core();
 	test_lost_core();
 	remove_tree(work);
 	reached_the_end = 1;

@@ -39,7 +39,8 @@ struct LedgerState {
     timespec start;
 };
 
-LedgerState ledger;
+FreedWhenIdle<LedgerState> ledger_state;
+LedgerState &ledger = ledger_state.value;
 
 // The output's elements that bytes [at, at + bytes) of its memory touch,
 // added to set; false when they are not the output's memory.

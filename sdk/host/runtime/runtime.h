@@ -27,6 +27,21 @@ namespace neuron_host {
 customop_host_call *current_call();
 [[noreturn]] void abandon_run();
 
+// State of the runtime that is freed when the library is unloaded, but not
+// while a call is in progress on the core: a kernel that a time limit
+// could not stop (a lost core) still uses it, and exit() runs the
+// destructors of every library still loaded.  value is constructed first.
+template <class T>
+union FreedWhenIdle {
+    T value;
+    FreedWhenIdle() : value() {}
+    ~FreedWhenIdle()
+    {
+        if (!current_call())
+            value.~T();
+    }
+};
+
 // violation.cpp: writes "core N: op NAME: " and the formatted rule to
 // call->error.
 void set_error(customop_host_call *call, const char *format, va_list arguments);

@@ -57,7 +57,8 @@ struct StreamTable {
     bool run_in_progress;
 };
 
-StreamTable table;
+FreedWhenIdle<StreamTable> table_state;
+StreamTable &table = table_state.value;
 
 const char *stream_kind(bool writes)
 {
