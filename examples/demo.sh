@@ -1,10 +1,10 @@
 #!/bin/sh
 # demo.sh - make demo: build the multicore relu example for this machine,
 # run it on eight emulated GPSIMD cores, check the result and show its
-# profile.
+# profile.  Usage: sh examples/demo.sh [DIR] (default: build/demo).
 set -eu
 cd "$(dirname "$0")/.."
-out=build/demo
+out=${1:-build/demo}
 count=10001 # not a multiple of 8: the last core's share is uneven
 mkdir -p "$out"
 
@@ -29,12 +29,12 @@ echo "3. Run it on 8 cores and compare with the expected output (the output chec
 echo "   every element written by exactly one core):"
 ./run-custom-op --in "$out/x.npy" --out "$out/y.npy" --expect "$out/want.npy" "$out/relu"
 echo "     $out/y.npy matches $out/want.npy: every one of the $count elements, across 8 cores"
-echo
-echo "Next: ./build-custom-op --help, ./run-custom-op --help, and examples/ for more ops."
-echo
 echo "4. Its profile: what each core did, and the device time it would take (an estimate"
 echo "   from the cost model of run-custom-op(1)); also in $out/profile.json and, drawn,"
 echo "   $out/profile.svg:"
 ./run-custom-op --in "$out/x.npy" --profile "$out/profile.json" --profile-svg "$out/profile.svg" \
 	"$out/relu" 2>"$out/profile.txt"
 sed 's/^/     /' "$out/profile.txt"
+echo
+echo "Next: ./build-custom-op --help, ./run-custom-op --help, the man pages (man ./man/run-custom-op.1),"
+echo "make demo-torch for the PyTorch flow, and examples/ for more ops."

@@ -7,8 +7,9 @@ CLI_TESTS = tests/cli/test_emit.sh tests/cli/test_options.sh tests/cli/test_buil
 	tests/cli/test_standard_streams.sh tests/cli/test_build_dir.sh tests/cli/test_inputs.sh \
 	tests/cli/test_op_names.sh
 # End to end through the host target: build-custom-op, the host SDK, run-custom-op;
-# and the compiles through a real distccd and a real ccache.
-E2E_TESTS = tests/e2e/test_run_examples.sh tests/e2e/test_distcc.sh tests/e2e/test_ccache.sh
+# the compiles through a real distccd and a real ccache; and make demo.
+E2E_TESTS = tests/e2e/test_run_examples.sh tests/e2e/test_distcc.sh tests/e2e/test_ccache.sh \
+	tests/e2e/test_demo.sh
 # The test runner itself (and test_exec under nohup).
 RUNNER_TESTS = tests/cli/test_run_tests.sh
 TESTS += $(UNIT_TESTS) $(CLI_TESTS) $(E2E_TESTS) $(RUNNER_TESTS)

@@ -185,8 +185,10 @@ def read_ops(path):
         if error is not None:
             raise ShapeLibraryError(
                 f'{path}: PyTorch refused a registration: {error.decode("utf-8", "replace")}'
-                '. A namespace can be defined by one library of a process: if an earlier '
-                'version of this shape library is loaded, start a new Python process')
+                '. A namespace can be defined by one shape library of a process: if another '
+                'shape library defines it, give each NEURON_LIBRARY a namespace of its own (or '
+                "register all of the namespace's ops in one library); if an earlier version "
+                'of this shape library is loaded, start a new Python process')
     source_of = getattr(library, 'getNeuronOpSource', None)
     if source_of is not None:
         source_of.restype = ctypes.c_char_p

@@ -57,7 +57,7 @@ check_eq "a factory given options without a dtype" "$status $out" \
 
 # TCM overruns and misuse (tests/run/test_tcm.sh has more).  A fault is
 # reported by the runner, so those cases run through run-custom-op.
-OVERWRITES="on the device this overwrites the next block or a stream accessor's buffer"
+OVERWRITES="on the device this overwrites the next block or a stream accessor's buffer; build with --sanitize=address to find the write"
 BLOCK_OF_TCM="allocated by tcm_malloc in tcm(at::Tensor const&, int, int)"
 tcm_case() {
 	run_driver "$LIB" tcm f32:4 f32:8:@1 "i32:1:$1" i32:1:0
@@ -65,7 +65,7 @@ tcm_case() {
 python3 "$TOP/tests/run/npy.py" make "$WORK/eight.npy" '<f4' 8 1 2 3 4 5 6 7 8
 run_capture "$RUN" --op tcm --in "$WORK/eight.npy" --scalar 0 --scalar 0 "$LIB"
 check_eq "a write one byte past a 4096-byte block: a fault at the write, naming the block" "$status $err" \
-	"1 run-custom-op: core 0: op tcm: a read or write at byte 4096 of the 4096-byte TCM block $BLOCK_OF_TCM, past its end (on the device it reaches another block or a stream accessor's buffer)"
+	"1 run-custom-op: core 0: op tcm: a read or write at byte 4096 of the 4096-byte TCM block $BLOCK_OF_TCM, past its end (on the device it reaches another block or a stream accessor's buffer; build with --sanitize=address to find the kernel's line)"
 tcm_case 1
 check_eq "a write past 100 bytes, in the block's slack, found at the end of the op" "$status $out" \
 	"1 error: core 0: op tcm: wrote past the end of a 100-byte TCM block $BLOCK_OF_TCM (found at the end of the op; $OVERWRITES)"
@@ -94,7 +94,7 @@ check_true "the limit kernels build for 8 cores" host_build "$WORK/limits8" limi
 sed 's/^/# /' "$WORK/limits8/build.log"
 run_capture "$RUN" --op tcm --in "$WORK/eight.npy" --scalar 0 --scalar 3 "$WORK/limits8/limits"
 check_eq "an overrun on core 3 names core 3" "$status $err" \
-	"1 run-custom-op: core 3: op tcm: a read or write at byte 4096 of the 4096-byte TCM block $BLOCK_OF_TCM, past its end (on the device it reaches another block or a stream accessor's buffer)"
+	"1 run-custom-op: core 3: op tcm: a read or write at byte 4096 of the 4096-byte TCM block $BLOCK_OF_TCM, past its end (on the device it reaches another block or a stream accessor's buffer; build with --sanitize=address to find the kernel's line)"
 
 # Multicore: only TCM accessors (element accessors: see test_violations.sh).
 run_driver --cores 8 "$WORK/limits8/limits" stream f32:4 f32:4:1,2,3,4

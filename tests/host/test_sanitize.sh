@@ -100,6 +100,15 @@ run-custom-op: core 0: op stack_overrun: AddressSanitizer: stack-buffer-overflow
 run_raw "$RUN" --op tcm_over_read --in x.npy address/k
 check_eq "a TCM block read one element past its end, under ASan" "$status:$(ours)" \
 	"1:run-custom-op: core 0: op tcm_over_read: AddressSanitizer: use-after-poison: READ of size 4 at $(at 67 19) in tcm_over_read(at::Tensor const&) $report_tail"
+# Past a block whose size is a multiple of 64, the next byte is on a page
+# no access may touch: ASan reports the read, which then faults, and the
+# fault is the op's error; it says where the kernel's line is.
+$NPY make sixteen.npy '<f4' 16 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16
+run_raw "$RUN" --op tcm_over_read --in sixteen.npy address/k
+check_eq "a read one element past a 64-byte block, under ASan: the fault says where ASan named the line" \
+	"$status:$(ours)" \
+	"1:run-custom-op: core 0: op tcm_over_read: a read or write at byte 64 of the 64-byte TCM block allocated by tcm_malloc in tcm_over_read(at::Tensor const&), past its end (on the device it reaches another block or a stream accessor's buffer; AddressSanitizer's report of the access, on stderr, names the kernel's line)"
+check_eq "and the report on stderr does" "$(reports):$(printf '%s\n' "$err" | grep -c "^SUMMARY: AddressSanitizer: use-after-poison $(at 67 19) in tcm_over_read")" "1:1"
 
 if [ "$HOST_FAMILY" = clang ]; then
 	array="at $KERNEL:41:9: index 8 out of bounds for type 'volatile int[8]'"

@@ -11,6 +11,7 @@ check_true "the rule kernels build" host_build "$WORK/rules" rules 1 \
 	'wrong_dtype=my_ops::wrong_dtype(Tensor x) -> Tensor' \
 	'accessor_dim=my_ops::accessor_dim(Tensor x) -> Tensor' \
 	'accessor_index=my_ops::accessor_index(Tensor x) -> Tensor' \
+	'sizes_index=my_ops::sizes_index(Tensor x) -> Tensor' \
 	'scale=my_ops::scale(Tensor x, Scalar a) -> Tensor' \
 	'add_mismatch=my_ops::add_mismatch(Tensor x, Tensor y) -> Tensor' \
 	'whoami=my_ops::whoami(Tensor x) -> Tensor' \
@@ -45,6 +46,9 @@ check_eq "accessor<float,2> on a 1-D tensor" "$status $out" \
 run_driver "$LIB" accessor_index f32:3 f32:3:@1
 check_eq "an accessor index one past the end" "$status $out" \
 	"1 error: core 0: op accessor_index: accessor: index 3 is out of range for dimension 0 of size 3"
+run_driver "$LIB" sizes_index f32:3 f32:3:@1
+check_eq "sizes()[1] of a tensor of one dimension" "$status $out" \
+	"1 error: core 0: op sizes_index: IntArrayRef: index 1 is out of range for a list of 1 (sizes() and strides() have one element per dimension; on the device the read goes past the list)"
 
 run_driver "$LIB" scale f32:3 f32:3:@1 i32:1:2
 check_eq "a Scalar from a 1-element tensor" "$status $out" "0 $(lines out: 2 4 6)"

@@ -45,7 +45,8 @@ tcm_run() { # OP INPUT [OPTION...]
 	shift 2
 	run_capture "$RUN" --op "$op" --in "$WORK/$input.npy" "$@" "$WORK/tcm/tcm"
 }
-DEVICE="(on the device it reaches another block or a stream accessor's buffer)"
+DEVICE="(on the device it reaches another block or a stream accessor's buffer; build with --sanitize=address to find the kernel's line)"
+FIND="build with --sanitize=address to find the write"
 
 # ---- the right kernels: no message ----
 tcm_run row_max rows --expect "$WORK/row_max.npy"
@@ -76,13 +77,13 @@ check_eq "4 KiB past a 64-byte block, written: reported at the write" "$status:$
 # ---- on the block's own page: at tcm_free ----
 tcm_run halo_before line
 check_eq "32 bytes before a 100-byte block, written: reported at tcm_free" "$status:$out:$err" \
-	"1::run-custom-op: core 0: op halo_before: wrote before the start of a 100-byte TCM block allocated by tcm_malloc in halo_before(at::Tensor const&) (32 bytes before it; found at tcm_free; on the device this overwrites the previous block or a stream accessor's buffer)"
+	"1::run-custom-op: core 0: op halo_before: wrote before the start of a 100-byte TCM block allocated by tcm_malloc in halo_before(at::Tensor const&) (32 bytes before it; found at tcm_free; on the device this overwrites the previous block or a stream accessor's buffer; $FIND)"
 tcm_run slack_past line
 check_eq "the byte past a 100-byte block (in its 64-byte rounding), written: reported at tcm_free" "$status:$out:$err" \
-	"1::run-custom-op: core 0: op slack_past: wrote past the end of a 100-byte TCM block allocated by tcm_malloc in slack_past(at::Tensor const&) (found at tcm_free; on the device this overwrites the next block or a stream accessor's buffer)"
+	"1::run-custom-op: core 0: op slack_past: wrote past the end of a 100-byte TCM block allocated by tcm_malloc in slack_past(at::Tensor const&) (found at tcm_free; on the device this overwrites the next block or a stream accessor's buffer; $FIND)"
 tcm_run write_after_free line
 check_eq "a write after tcm_free: reported when the pool hands the memory out again" "$status:$out:$err" \
-	"1::run-custom-op: core 0: op write_after_free: wrote into TCM memory outside any block, at byte 16 of a 64-byte TCM block allocated by tcm_malloc in write_after_free(at::Tensor const&), which tcm_free freed (found at tcm_malloc; on the device this overwrites whatever the pool gives out there next)"
+	"1::run-custom-op: core 0: op write_after_free: wrote into TCM memory outside any block, at byte 16 of a 64-byte TCM block allocated by tcm_malloc in write_after_free(at::Tensor const&), which tcm_free freed (found at tcm_malloc; on the device this overwrites whatever the pool gives out there next; $FIND)"
 
 # ---- fresh TCM reads as NaN ----
 tcm_run column_sums_unzeroed table --out-shape 16 --expect "$WORK/columns.npy"

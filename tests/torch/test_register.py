@@ -152,8 +152,10 @@ class RegisterTest(unittest.TestCase):
             _shape_library.read_ops(copy)
         self.assertEqual(str(caught.exception),
                          f'{copy}: PyTorch refused a registration: {error}. A namespace can be '
-                         'defined by one library of a process: if an earlier version of this '
-                         'shape library is loaded, start a new Python process')
+                         'defined by one shape library of a process: if another shape library '
+                         'defines it, give each NEURON_LIBRARY a namespace of its own (or '
+                         'register all of the namespace\'s ops in one library); if an earlier '
+                         'version of this shape library is loaded, start a new Python process')
 
     def test_register_h_and_the_bridge_are_found_in_the_tree_and_installed(self):
         from build_custom_op import _shape_library

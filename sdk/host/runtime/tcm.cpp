@@ -52,6 +52,18 @@ const size_t block_count = pool_size / block_size;
 // The fill pattern, repeated from every address that is a multiple of 4.
 const unsigned char fill_bytes[4] = {0xff, 0xff, 0xff, 0x7f};
 const char *const tcm_malloc_owner = "tcm_malloc";
+// What a message about a stray access says to do next: AddressSanitizer
+// finds it at the kernel's line.  A kernel built with it has had it
+// reported already (every byte of the pool outside live blocks is
+// poisoned): a write found later is not the op's error then, the report
+// is, but a fault at the access still is, and the report is on stderr.
+#ifdef CUSTOMOP_HOST_ASAN
+#define FIND_THE_ACCESS(what) ""
+#define FIND_THE_FAULT "; AddressSanitizer's report of the access, on stderr, names the kernel's line"
+#else
+#define FIND_THE_ACCESS(what) "; build with --sanitize=address to find " what
+#define FIND_THE_FAULT FIND_THE_ACCESS("the kernel's line")
+#endif
 
 struct Pool {
     // The device's accounting.  For the first block of each allocation:
@@ -204,14 +216,14 @@ void check_slot(size_t slot, const char *keep_from, const char *keep_to, const c
         describe_block(slot, text, sizeof text);
         if (damage < keep_from)
             violation("wrote before the start of a %s (%zu bytes before it; found at %s; on the device this "
-                      "overwrites the previous block or a stream accessor's buffer)", text,
+                      "overwrites the previous block or a stream accessor's buffer" FIND_THE_ACCESS("the write") ")", text,
                       static_cast<size_t>(keep_from - damage), found_at);
         violation("wrote past the end of a %s (found at %s; on the device this overwrites the next block or a "
-                  "stream accessor's buffer)", text, found_at);
+                  "stream accessor's buffer" FIND_THE_ACCESS("the write") ")", text, found_at);
     }
     describe_position(damage, text, sizeof text);
     violation("wrote into TCM memory outside any block, %s (found at %s; on the device this overwrites whatever "
-              "the pool gives out there next)", text, found_at);
+              "the pool gives out there next" FIND_THE_ACCESS("the write") ")", text, found_at);
 }
 
 void check_guard(size_t start, const char *found_at)
@@ -509,7 +521,7 @@ int tcm_describe_fault(const void *address, char *text, size_t size)
     char where[768];
     describe_position(at, where, sizeof where);
     snprintf(text, size, "a read or write %s (on the device it reaches another block or a stream accessor's "
-             "buffer)", where);
+             "buffer" FIND_THE_FAULT ")", where);
     return 1;
 }
 

@@ -72,6 +72,13 @@ at::Tensor accessor_index(const at::Tensor &x)
     return x;
 }
 
+at::Tensor sizes_index(const at::Tensor &x)
+{
+    int64_t columns = x.sizes()[1]; // a 1-dimensional x has no sizes()[1]
+    printf("not reached %lld\n", static_cast<long long>(columns));
+    return x;
+}
+
 at::Tensor scale(const at::Tensor &x, const at::Scalar &a)
 {
     return torch::mul(x, a);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <initializer_list>
 #include <vector>
+#include "neuron/host/violation.h"
 
 namespace c10 {
 
@@ -27,7 +28,16 @@ public:
     bool empty() const { return size_ == 0; }
     const int64_t *begin() const { return data_; }
     const int64_t *end() const { return data_ + size_; }
-    int64_t operator[](size_t index) const { return data_[index]; }
+    // Checked, as the accessors are (stricter than the device, which reads
+    // past the list: x.sizes()[1] of a tensor of one dimension, say).
+    int64_t operator[](size_t index) const
+    {
+        if (index >= size_)
+            neuron_host::violation("IntArrayRef: index %zu is out of range for a list of %zu (sizes() and "
+                                   "strides() have one element per dimension; on the device the read goes "
+                                   "past the list)", index, size_);
+        return data_[index];
+    }
     int64_t front() const { return data_[0]; }
     int64_t back() const { return data_[size_ - 1]; }
     std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
