@@ -293,8 +293,9 @@ static void describe_rest(const char *op, enum finding_kind kind, const struct f
 	static const char *const what[FINDING_KINDS] = {
 		"written by no core", "written by more than one core",
 		"read by one core while another writes them"};
-	snprintf(line, line_size, "op %s: output coverage: and %d more ranges %s (%lld elements "
-	         "in the %d ranges)", op, found->count[kind] - LINES_PER_KIND, what[kind],
+	int more = found->count[kind] - LINES_PER_KIND;
+	snprintf(line, line_size, "op %s: output coverage: and %d more %s %s (%lld elements "
+	         "in the %d ranges)", op, more, more == 1 ? "range" : "ranges", what[kind],
 	         (long long)found->elements[kind], found->count[kind]);
 }
 

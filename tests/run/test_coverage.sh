@@ -124,6 +124,13 @@ run-custom-op: op evens_only: output coverage: element 3 of the output was writt
 run-custom-op: op evens_only: output coverage: element 5 of the output was written by no core (on the device it keeps what the output buffer held before the op)
 run-custom-op: op evens_only: output coverage: element 7 of the output was written by no core (on the device it keeps what the output buffer held before the op)
 run-custom-op: op evens_only: output coverage: and 9996 more ranges written by no core (10000 elements in the 10000 ranges)"
+run_capture "$RUN" --op evens_only --in "$WORK/small.npy" "$WORK/single/coverage"
+check_eq "every other element of 10 written: the first four, then one more" "$status:$err" \
+	"1:run-custom-op: op evens_only: output coverage: element 1 of the output was written by no core (on the device it keeps what the output buffer held before the op)
+run-custom-op: op evens_only: output coverage: element 3 of the output was written by no core (on the device it keeps what the output buffer held before the op)
+run-custom-op: op evens_only: output coverage: element 5 of the output was written by no core (on the device it keeps what the output buffer held before the op)
+run-custom-op: op evens_only: output coverage: element 7 of the output was written by no core (on the device it keeps what the output buffer held before the op)
+run-custom-op: op evens_only: output coverage: and 1 more range written by no core (5 elements in the 5 ranges)"
 run_capture "$RUN" --op evens_then_odds --in "$WORK/long.npy" --expect "$WORK/long.npy" "$WORK/single/coverage"
 check_eq "the even elements, then the odd ones: all written" "$status:$out:$err" "0::"
 
