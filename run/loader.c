@@ -137,7 +137,8 @@ static int read_whole(const char *path, const char *record, unsigned char **byte
                       struct stat *st, char *error, size_t error_size)
 {
 	*bytes = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused below, not waited on for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return fail(error, error_size, "%s does not exist, but %s names it; rebuild with "

@@ -145,6 +145,21 @@ cat cut_header.npy | { "$RUN" --op scale2 --in /dev/stdin "$B/fake" 2>err.txt; e
 check_eq "--in from a pipe that ends in the header" \
 	"$(cat status.txt):$(cat err.txt)" "1:run-custom-op: /dev/stdin: truncated header: it declares 118 bytes but 90 follow"
 
+# ---- the build's files are regular files, else refused without reading ----
+# A FIFO blocks an open() for reading until a writer comes: none comes here.
+mkdir fifo_build
+mkfifo fifo_build/fake.ops
+cp "$B/fake.so" fifo_build/
+run_capture timeout 10 "$RUN" --op scale2 --in x.npy fifo_build/fake
+check_eq "a FIFO as NAME.ops: refused, not waited on" "$status:$err" \
+	"1:run-custom-op: fifo_build/fake.ops: not a regular file"
+rm fifo_build/fake.ops fifo_build/fake.so
+cp "$B/fake.ops" fifo_build/
+mkfifo fifo_build/fake.so
+run_capture timeout 10 "$RUN" --op scale2 --in x.npy fifo_build/fake
+check_eq "a FIFO as NAME.so: refused, not waited on" "$status:$err" \
+	"1:run-custom-op: fifo_build/fake.so is not a regular file"
+
 # ---- standard output and error ----
 "$RUN" --op chatter --in x.npy --scalar 20 --out printed.npy "$MISCHIEF" >/dev/full 2>err.txt
 check_eq "the kernel's output cannot be written to stdout: exit 1, saying so" "$?:$(tail -n 1 err.txt)" \
