@@ -94,6 +94,12 @@ check_eq "--out and --profile naming one new file are refused: one would replace
 	"$status:$err" \
 	"2:run-custom-op: --out both and --profile ./both are the same file: one would replace the other; give each its own file"
 check_true "and nothing is written" test ! -e both
+ln -s new_target.npy dangling
+run_op --op scale2 --in y.npy --out new_target.npy --profile dangling "$B/fake"
+check_eq "--out a new file and --profile a symlink to it (not there yet) are refused" \
+	"$status:$err" \
+	"2:run-custom-op: --out new_target.npy and --profile dangling are the same file: one would replace the other; give each its own file"
+check_true "and nothing is written" test ! -e new_target.npy
 run_op --op scale2 --in y.npy --profile hard.npy --profile-svg alias.npy "$B/fake"
 check_eq "--profile and --profile-svg naming one file by two names are refused" "$status" 2
 check_file "and it is left as it was" same.npy y.npy
