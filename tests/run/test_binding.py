@@ -394,6 +394,15 @@ class RunnerTest(unittest.TestCase):
                           (runner.RunWarning, 'core 0: op warn: the second warning, 2')])
         self.assertEqual(caught[0].filename, __file__, 'the warning points at the caller')
 
+    def test_default_callbacks_with_no_standard_streams(self):
+        """Python sets sys.stdout and sys.stderr to None when they are closed:
+        the printf output is dropped, as print() drops it, and the call
+        returns its output."""
+        library = self.open()
+        with contextlib.redirect_stdout(None), contextlib.redirect_stderr(None):
+            y = library.run('chatter', torch.arange(-4., 12.), 2)
+        self.assertTrue(torch.equal(y, torch.arange(-4., 12.).clamp(min=0)))
+
     def test_no_leak_over_1000_calls(self):
         library = self.open()
         x = torch.randn(4, 4)
