@@ -283,6 +283,12 @@ check_eq "a negative --atol" "$status:$err" \
 run_op --out-shape 4,,2 "$M/fake"
 check_eq "a bad --out-shape" "$status:$err" \
 	"2:run-custom-op: --out-shape 4,,2: expected dimensions separated by commas, e.g. --out-shape 4,1024"
+run_op --out-shape 2,4294967296 "$M/fake"
+check_eq "an --out-shape dimension beyond 2^32-1 is named as too large" "$status:$err" \
+	"2:run-custom-op: --out-shape 2,4294967296: dimension 1 is 4294967296: a dimension is at most 4294967295 (2^32-1)"
+run_op --out-shape 99999999999999999999999 "$M/fake"
+check_eq "and one beyond any integer type" "$status:$err" \
+	"2:run-custom-op: --out-shape 99999999999999999999999: dimension 0 is 99999999999999999999999: a dimension is at most 4294967295 (2^32-1)"
 run_op --out-dtype float64 "$M/fake"
 check_eq "an unknown --out-dtype" "$status:$err" \
 	"2:run-custom-op: --out-dtype float64: expected float32, bfloat16, float16, int32, int8, int64, int16 or uint8"
