@@ -433,6 +433,8 @@ class Library:
             self._refuse_tensor(value, place, op)
         if value.is_neg():
             value = value.resolve_neg()
+        if value._is_zerotensor():
+            value = _torch.zeros(value.shape, dtype=value.dtype)  # it holds no memory
         if not value.is_contiguous():
             value = value.contiguous()
         shape = value.shape

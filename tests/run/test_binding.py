@@ -185,6 +185,12 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(x.tolist(), [7.0, 7.0, 3.0, 4.0])
         self.assertEqual(x.data_ptr(), address)
 
+    def test_a_zero_tensor_is_read_as_zeros(self):
+        """autograd's ZeroTensor holds no memory (its data pointer is NULL):
+        the kernel reads zeros."""
+        zeros = torch._efficientzerotensor(4)
+        self.assertTrue(torch.equal(self.open().run('relu', zeros), torch.zeros(4)))
+
     def test_other_tensors_are_copied_and_never_converted(self):
         library = self.open(output_checks='off')
         base = torch.linspace(-4, 4, 16)
