@@ -469,7 +469,10 @@ def _register(bundle, shape_path, ops, target, steps, number, verbose, directory
 
 def _register_host(bundle, directory, ops, steps, number, timeout):
     from build_custom_op import _host_ops
-    base = os.path.join(directory, _bundle.host_record_name(bundle.computelibs)[:-len('.ops')])
+    # Absolute: the build is opened again by this path after a time limit,
+    # whatever the working directory is by then.
+    base = os.path.join(os.path.abspath(directory),
+                        _bundle.host_record_name(bundle.computelibs)[:-len('.ops')])
     try:
         _host_ops.register(base, ops, timeout)
     except _host_ops.RegistrationError as error:
