@@ -332,6 +332,9 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
             not os.path.isdir(build_directory):
         raise CustomOpError(f'{steps.function}: the build_directory {build_directory} is not a '
                             'directory', 'arguments', path=os.fspath(build_directory))
+    if build_directory is not None:
+        _check_bundle_is_no_source(os.path.join(os.fspath(build_directory), f'lib{name}.so'),
+                                   shape_srcs, compute_srcs, steps.function)
 
     try:
         shape_path, shape_data = _shape_library.build_and_load(
@@ -374,6 +377,23 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
         bundle = _bundle.parse(bundle_path or bundle_name, data)
         _register(bundle, shape_path, ops, target, steps, 6, verbose, timeout=timeout)
     return bundle_path
+
+
+def _check_bundle_is_no_source(bundle_path, shape_srcs, compute_srcs, function):
+    """Refuses, before anything is built, a bundle path that is one of the
+    sources by another name (a symbolic or hard link): the bundle would
+    replace it."""
+    for kind, sources in (('shape source', shape_srcs), ('compute source', compute_srcs)):
+        for source in sources:
+            try:
+                same = os.path.samefile(bundle_path, source)
+            except OSError:
+                same = False
+            if same:
+                raise CustomOpError(f'{function}: the bundle {bundle_path} is the {kind} '
+                                    f'{source} (by another name): writing it would replace the '
+                                    'source; write the bundle elsewhere', 'arguments',
+                                    path=bundle_path)
 
 
 # --- load_library() -------------------------------------------------------------
