@@ -237,7 +237,10 @@ enum rco_dtype {
  * so only a contiguous tensor runs: each stride is the product of the sizes
  * after it (a dimension of size 1 may have any stride).  Any other layout
  * is refused (RCO_ERROR_ARGUMENT, "... is not contiguous ...; pass a
- * contiguous tensor"). */
+ * contiguous tensor").  The output may be an input's memory itself, but an
+ * output that shares only part of an input's memory is refused
+ * (RCO_ERROR_ARGUMENT, "... share some of their memory ..."): the cores
+ * would read elements they have already written. */
 struct rco_tensor {
 	int dtype;                        /* enum rco_dtype */
 	int rank;                         /* 1 to RCO_MAX_RANK (an output may have 0) */

@@ -98,6 +98,25 @@ static int check_tensor(const struct rco_tensor *tensor, int minimum_rank, const
 	return 0;
 }
 
+/* The bytes a tensor checked by check_tensor spans from its data. */
+static uint64_t tensor_bytes(const struct rco_tensor *tensor)
+{
+	uint64_t count = 1;
+	for (int d = 0; d < tensor->rank; d++)
+		count *= (uint64_t)tensor->sizes[d];
+	return count * dtype_size(tensor->dtype);
+}
+
+/* Whether two tensors share some of their memory but are not the same memory. */
+static int overlap_in_part(const struct rco_tensor *a, const struct rco_tensor *b)
+{
+	uintptr_t a_begin = (uintptr_t)a->data, b_begin = (uintptr_t)b->data;
+	uint64_t a_bytes = tensor_bytes(a), b_bytes = tensor_bytes(b);
+	if (a_bytes == 0 || b_bytes == 0 || (a_begin == b_begin && a_bytes == b_bytes))
+		return 0;
+	return a_begin < b_begin ? b_begin - a_begin < a_bytes : a_begin - b_begin < b_bytes;
+}
+
 /* The number as the caller wrote it. */
 static void number_text(const struct rco_argument *argument, char *out, size_t size)
 {
@@ -219,6 +238,17 @@ int check_arguments(const struct op_record *op, const struct rco_argument *argum
 	status = check_tensor(output, 0, what, op, -1, error);
 	if (status != 0)
 		return status;
+	/* The kernel reads its inputs while it writes the output: an output one
+	 * element past an input would read elements already written. */
+	for (int i = 0; i < count; i++) {
+		if (op->kinds[i] != 'T' || !overlap_in_part(&arguments[i].tensor, output))
+			continue;
+		char name[256];
+		op_argument_text(op, i, name, sizeof name);
+		return fail(error, op, i, "%s argument %d (%s) and %s share some of their memory: the "
+		            "cores would read elements they have already written; pass an output of its "
+		            "own, or the input itself", op->name, i + 1, name, what);
+	}
 	memcpy(host_output, output, sizeof *host_output);
 	return 0;
 }

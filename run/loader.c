@@ -95,10 +95,19 @@ static void *load(const char *path, const struct stat *read_stat, const unsigned
                   size_t length, int *copy_descriptor, char *error, size_t error_size)
 {
 	*copy_descriptor = -1;
+	/* dlopen searches the library path for a name without a slash: the
+	 * file read is the one in the current directory. */
+	char *name = malloc(strlen(path) + sizeof "./");
+	if (!name) {
+		fail(error, error_size, "out of memory");
+		return NULL;
+	}
+	snprintf(name, strlen(path) + sizeof "./", "%s%s", strchr(path, '/') ? "" : "./", path);
 	pthread_mutex_lock(&load_lock);
-	void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+	void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
 	if (!handle) {
-		handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+		free(name);
 		struct stat loaded;
 		if (!handle) {
 			fail(error, error_size, "cannot load %s: %s", path, dlerror());
@@ -111,6 +120,7 @@ static void *load(const char *path, const struct stat *read_stat, const unsigned
 		pthread_mutex_unlock(&load_lock);
 		return handle;
 	}
+	free(name);
 	dlclose(handle);
 	int copy = memory_file(path, bytes, length);
 	if (copy < 0) {
@@ -137,7 +147,8 @@ static int read_whole(const char *path, const char *record, unsigned char **byte
                       struct stat *st, char *error, size_t error_size)
 {
 	*bytes = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused below, not waited on for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return fail(error, error_size, "%s does not exist, but %s names it; rebuild with "

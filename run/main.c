@@ -17,6 +17,7 @@
 #include "console.h"
 #include "npy.h"
 #include "options.h"
+#include "output_file.h"
 #include "profile_report.h"
 #include "runcustomop.h"
 #include "sanitized.h"
@@ -126,9 +127,25 @@ static void directory_of(const char *path, const char *name, char *out, size_t s
 		snprintf(out, size, "%.*s", (int)(name - path), path);
 }
 
+/* Whether two names, not there yet, are one name in the same directory. */
+static int one_new_name(const char *a, const char *b)
+{
+	struct stat first, second;
+	const char *a_name = strrchr(a, '/'), *b_name = strrchr(b, '/');
+	a_name = a_name ? a_name + 1 : a;
+	b_name = b_name ? b_name + 1 : b;
+	char a_directory[4096], b_directory[4096];
+	directory_of(a, a_name, a_directory, sizeof a_directory);
+	directory_of(b, b_name, b_directory, sizeof b_directory);
+	return strcmp(a_name, b_name) == 0 && stat(a_directory, &first) == 0 &&
+	       stat(b_directory, &second) == 0 && first.st_dev == second.st_dev &&
+	       first.st_ino == second.st_ino;
+}
+
 /* Whether two paths name one file that writing either would replace: the
  * same regular file (by any name), or (when new_too) the same name, not
- * there yet, in the same directory.  A device or a FIFO is written
+ * there yet, in the same directory, after the symbolic links that lead to
+ * it (as output_file_write follows them).  A device or a FIFO is written
  * through, so two outputs may share one. */
 static int one_file(const char *a, const char *b, int new_too)
 {
@@ -139,15 +156,14 @@ static int one_file(const char *a, const char *b, int new_too)
 		       S_ISREG(first.st_mode);
 	if (!new_too || a_there || b_there || errno != ENOENT)
 		return 0;
-	const char *a_name = strrchr(a, '/'), *b_name = strrchr(b, '/');
-	a_name = a_name ? a_name + 1 : a;
-	b_name = b_name ? b_name + 1 : b;
-	char a_directory[4096], b_directory[4096];
-	directory_of(a, a_name, a_directory, sizeof a_directory);
-	directory_of(b, b_name, b_directory, sizeof b_directory);
-	return strcmp(a_name, b_name) == 0 && stat(a_directory, &first) == 0 &&
-	       stat(b_directory, &second) == 0 && first.st_dev == second.st_dev &&
-	       first.st_ino == second.st_ino;
+	int a_exists = 1, b_exists = 1;
+	char *a_target = output_file_resolve(a, &a_exists, &first);
+	char *b_target = output_file_resolve(b, &b_exists, &second);
+	int same = a_target && b_target && !a_exists && !b_exists &&
+	           one_new_name(a_target, b_target);
+	free(a_target);
+	free(b_target);
+	return same;
 }
 
 /* Refuses, before anything runs or is written, two of the files the run

@@ -2,10 +2,13 @@
 #include "opsfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int fail(char error[OPSFILE_ERROR_SIZE], const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -162,11 +165,28 @@ int ops_parse(const char *text, size_t length, struct ops_file *ops, char error[
 int ops_read_file(const char *path, struct ops_file *ops, char error[OPSFILE_ERROR_SIZE])
 {
 	memset(ops, 0, sizeof *ops);
-	FILE *file = fopen(path, "rb");
-	if (!file) {
+	/* O_NONBLOCK: a FIFO is refused below, not waited on for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
 		if (errno == ENOENT)
 			return 1;
 		return fail(error, "%s: cannot open: %s", path, strerror(errno));
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int failed = errno;
+		close(fd);
+		return fail(error, "%s: cannot read: %s", path, strerror(failed));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return fail(error, "%s: not a regular file", path);
+	}
+	FILE *file = fdopen(fd, "rb");
+	if (!file) {
+		int failed = errno;
+		close(fd);
+		return fail(error, "%s: cannot open: %s", path, strerror(failed));
 	}
 	/* A record lists at most a few ops; 1 MiB is far beyond any real one. */
 	enum { limit = 1 << 20 };

@@ -127,12 +127,19 @@ static int parse_shape(const char *text, struct run_options *options,
 		char digits[32];
 		size_t length = strcspn(at, ",");
 		unsigned long long dimension;
-		if (length == 0 || length >= sizeof digits)
+		int whole_number = length > 0 && strspn(at, "0123456789") >= length;
+		if (length == 0 || (length >= sizeof digits && !whole_number))
 			goto bad;
-		memcpy(digits, at, length);
-		digits[length] = '\0';
-		if (parse_unsigned(digits, UINT32_MAX, &dimension) != 0)
-			goto bad;
+		if (length < sizeof digits) {
+			memcpy(digits, at, length);
+			digits[length] = '\0';
+		}
+		if (length >= sizeof digits || parse_unsigned(digits, UINT32_MAX, &dimension) != 0) {
+			if (!whole_number)
+				goto bad;
+			return fail(error, "--out-shape %s: dimension %d is %.*s: a dimension is at most "
+			            "4294967295 (2^32-1)", text, options->out_rank, (int)length, at);
+		}
 		if (options->out_rank == OPTIONS_MAX_OUT_RANK)
 			return fail(error, "--out-shape %s: a tensor has at most %d dimensions", text,
 			            OPTIONS_MAX_OUT_RANK);

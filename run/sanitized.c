@@ -149,7 +149,8 @@ static int scan_dynamic(int fd, char *runtime, size_t size)
 
 int sanitized_runtime_of(const char *library_path, char *runtime, size_t size)
 {
-	int fd = open(library_path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: not waiting on a FIFO for a writer (its reads then fail). */
+	int fd = open(library_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	int found = scan_dynamic(fd, runtime, size);

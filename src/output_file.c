@@ -36,10 +36,7 @@ static size_t directory_length(const char *path)
 	return slash ? (size_t)(slash - path) + 1 : 0;
 }
 
-/* Follows symbolic links from path to the name that is not one (it may not
- * exist).  Returns a malloc'ed path and sets *exists and *st, or NULL with
- * errno set. */
-static char *resolve(const char *path, int *exists, struct stat *st)
+char *output_file_resolve(const char *path, int *exists, struct stat *st)
 {
 	char *current = strdup(path);
 	for (int depth = 0; current; depth++) {
@@ -194,7 +191,7 @@ int output_file_write(const char *path, const struct output_part *parts, size_t 
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return write_through(path, path, parts, count, error);
 	int exists = 0;
-	char *target = resolve(path, &exists, &st);
+	char *target = output_file_resolve(path, &exists, &st);
 	if (!target)
 		return fail(error, path, "%s", strerror(errno));
 	int status;

@@ -18,6 +18,7 @@
 #define OUTPUT_FILE_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #define OUTPUT_FILE_ERROR_SIZE 512
 
@@ -32,5 +33,10 @@ struct output_part {
  * left behind then).  Safe to call from several threads. */
 int output_file_write(const char *path, const struct output_part *parts, size_t count,
                       char error[OUTPUT_FILE_ERROR_SIZE]);
+
+/* Follows symbolic links from path to the name that is not one (it may not
+ * exist): the name output_file_write writes.  Returns a malloc'ed path and
+ * sets *exists and *st, or NULL with errno set. */
+char *output_file_resolve(const char *path, int *exists, struct stat *st);
 
 #endif

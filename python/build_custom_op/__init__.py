@@ -423,12 +423,16 @@ class _QuietSink(_Sink):
 
     def receive(self, kind, text):
         super().receive(kind, text)
+        # A stream that is None (closed when Python started) drops the
+        # text, as print() does.
         if kind == _MESSAGE_COMMAND and self.dry_run:
-            sys.stdout.write(text + '\n')
+            if sys.stdout is not None:
+                sys.stdout.write(text + '\n')
         elif kind == _MESSAGE_OUTPUT or (self.verbose and kind in (_MESSAGE_STATUS,
                                                                     _MESSAGE_COMMAND)):
-            sys.stderr.write(_with_newline(text))
-            sys.stderr.flush()
+            if sys.stderr is not None:
+                sys.stderr.write(_with_newline(text))
+                sys.stderr.flush()
 
 
 # --- one call into the library ----------------------------------------------

@@ -63,7 +63,7 @@ def _cpp_extension():
     with contextlib.redirect_stderr(captured):
         import torch.utils.cpp_extension as cpp_extension
     for line in captured.getvalue().splitlines(keepends=True):
-        if not line.startswith('No CUDA runtime is found'):
+        if not line.startswith('No CUDA runtime is found') and sys.stderr is not None:
             sys.stderr.write(line)
     return cpp_extension
 
@@ -156,9 +156,12 @@ def _run_ninja(cpp_extension, build_directory, verbose, error_prefix):
     workers = cpp_extension._get_num_workers(verbose)
     if workers is not None:
         command += ['-j', str(workers)]
-    sys.stdout.flush()
-    sys.stderr.flush()
-    process = subprocess.Popen(command, stdout=1 if verbose else subprocess.PIPE,
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:  # None: closed when Python started
+            stream.flush()
+    # With no sys.stdout, descriptor 1 may be a file of the program's.
+    shown = verbose and sys.stdout is not None
+    process = subprocess.Popen(command, stdout=1 if shown else subprocess.PIPE,
                                stderr=subprocess.STDOUT, cwd=build_directory,
                                env=os.environ.copy())
     try:

@@ -332,6 +332,9 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
             not os.path.isdir(build_directory):
         raise CustomOpError(f'{steps.function}: the build_directory {build_directory} is not a '
                             'directory', 'arguments', path=os.fspath(build_directory))
+    if build_directory is not None:
+        _check_bundle_is_no_source(os.path.join(os.fspath(build_directory), f'lib{name}.so'),
+                                   shape_srcs, compute_srcs, steps.function)
 
     try:
         shape_path, shape_data = _shape_library.build_and_load(
@@ -374,6 +377,23 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
         bundle = _bundle.parse(bundle_path or bundle_name, data)
         _register(bundle, shape_path, ops, target, steps, 6, verbose, timeout=timeout)
     return bundle_path
+
+
+def _check_bundle_is_no_source(bundle_path, shape_srcs, compute_srcs, function):
+    """Refuses, before anything is built, a bundle path that is one of the
+    sources by another name (a symbolic or hard link): the bundle would
+    replace it."""
+    for kind, sources in (('shape source', shape_srcs), ('compute source', compute_srcs)):
+        for source in sources:
+            try:
+                same = os.path.samefile(bundle_path, source)
+            except OSError:
+                same = False
+            if same:
+                raise CustomOpError(f'{function}: the bundle {bundle_path} is the {kind} '
+                                    f'{source} (by another name): writing it would replace the '
+                                    'source; write the bundle elsewhere', 'arguments',
+                                    path=bundle_path)
 
 
 # --- load_library() -------------------------------------------------------------
@@ -469,7 +489,10 @@ def _register(bundle, shape_path, ops, target, steps, number, verbose, directory
 
 def _register_host(bundle, directory, ops, steps, number, timeout):
     from build_custom_op import _host_ops
-    base = os.path.join(directory, _bundle.host_record_name(bundle.computelibs)[:-len('.ops')])
+    # Absolute: the build is opened again by this path after a time limit,
+    # whatever the working directory is by then.
+    base = os.path.join(os.path.abspath(directory),
+                        _bundle.host_record_name(bundle.computelibs)[:-len('.ops')])
     try:
         _host_ops.register(base, ops, timeout)
     except _host_ops.RegistrationError as error:

@@ -210,11 +210,15 @@ _flagged_note_shown = False
 def _print_as_the_runner_does(core, text):
     """Core 0's output to sys.stdout as printed; cores 1-7 to sys.stderr,
     a line at a time, marked [core N], after a note that the device would
-    not show them."""
+    not show them.  A stream that is None (closed when Python started)
+    drops the text, as print() does."""
     global _flagged_note_shown
     if core == 0:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        return
+    if sys.stderr is None:
         return
     if not _flagged_note_shown:
         sys.stderr.write('run-custom-op: note: lines marked [core N] were printed by cores 1-7; '
@@ -429,6 +433,8 @@ class Library:
             self._refuse_tensor(value, place, op)
         if value.is_neg():
             value = value.resolve_neg()
+        if value._is_zerotensor():
+            value = _torch.zeros(value.shape, dtype=value.dtype)  # it holds no memory
         if not value.is_contiguous():
             value = value.contiguous()
         shape = value.shape

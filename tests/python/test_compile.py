@@ -234,6 +234,14 @@ class CompileTest(tap.FakeToolchainTest):
 
     # --- printing -------------------------------------------------------------
 
+    def test_verbose_with_no_standard_streams(self):
+        """Python sets sys.stdout and sys.stderr to None when they are
+        closed: what would be printed is dropped, as print() drops it."""
+        with contextlib.redirect_stdout(None), contextlib.redirect_stderr(None):
+            artifacts = build_custom_op.compile('relu', ['relu'], ['src/relu.cpp'], [RELU],
+                                                'build', verbose=True, jobs=1)
+        self.assertEqual(artifacts, ['build/relu.packed.so'])
+
     def test_verbose_prints_status_and_commands_on_stderr(self):
         with Quiet() as quiet:
             build_custom_op.compile('relu', ['relu'], ['src/relu.cpp'], [RELU], 'build',

@@ -185,6 +185,12 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(x.tolist(), [7.0, 7.0, 3.0, 4.0])
         self.assertEqual(x.data_ptr(), address)
 
+    def test_a_zero_tensor_is_read_as_zeros(self):
+        """autograd's ZeroTensor holds no memory (its data pointer is NULL):
+        the kernel reads zeros."""
+        zeros = torch._efficientzerotensor(4)
+        self.assertTrue(torch.equal(self.open().run('relu', zeros), torch.zeros(4)))
+
     def test_other_tensors_are_copied_and_never_converted(self):
         library = self.open(output_checks='off')
         base = torch.linspace(-4, 4, 16)
@@ -393,6 +399,15 @@ class RunnerTest(unittest.TestCase):
                          [(runner.RunWarning, 'core 0: op warn: the first warning'),
                           (runner.RunWarning, 'core 0: op warn: the second warning, 2')])
         self.assertEqual(caught[0].filename, __file__, 'the warning points at the caller')
+
+    def test_default_callbacks_with_no_standard_streams(self):
+        """Python sets sys.stdout and sys.stderr to None when they are closed:
+        the printf output is dropped, as print() drops it, and the call
+        returns its output."""
+        library = self.open()
+        with contextlib.redirect_stdout(None), contextlib.redirect_stderr(None):
+            y = library.run('chatter', torch.arange(-4., 12.), 2)
+        self.assertTrue(torch.equal(y, torch.arange(-4., 12.).clamp(min=0)))
 
     def test_no_leak_over_1000_calls(self):
         library = self.open()

@@ -94,6 +94,12 @@ check_eq "--out and --profile naming one new file are refused: one would replace
 	"$status:$err" \
 	"2:run-custom-op: --out both and --profile ./both are the same file: one would replace the other; give each its own file"
 check_true "and nothing is written" test ! -e both
+ln -s new_target.npy dangling
+run_op --op scale2 --in y.npy --out new_target.npy --profile dangling "$B/fake"
+check_eq "--out a new file and --profile a symlink to it (not there yet) are refused" \
+	"$status:$err" \
+	"2:run-custom-op: --out new_target.npy and --profile dangling are the same file: one would replace the other; give each its own file"
+check_true "and nothing is written" test ! -e new_target.npy
 run_op --op scale2 --in y.npy --profile hard.npy --profile-svg alias.npy "$B/fake"
 check_eq "--profile and --profile-svg naming one file by two names are refused" "$status" 2
 check_file "and it is left as it was" same.npy y.npy
@@ -144,6 +150,21 @@ head -c 100 x.npy >cut_header.npy
 cat cut_header.npy | { "$RUN" --op scale2 --in /dev/stdin "$B/fake" 2>err.txt; echo $? >status.txt; }
 check_eq "--in from a pipe that ends in the header" \
 	"$(cat status.txt):$(cat err.txt)" "1:run-custom-op: /dev/stdin: truncated header: it declares 118 bytes but 90 follow"
+
+# ---- the build's files are regular files, else refused without reading ----
+# A FIFO blocks an open() for reading until a writer comes: none comes here.
+mkdir fifo_build
+mkfifo fifo_build/fake.ops
+cp "$B/fake.so" fifo_build/
+run_capture timeout 10 "$RUN" --op scale2 --in x.npy fifo_build/fake
+check_eq "a FIFO as NAME.ops: refused, not waited on" "$status:$err" \
+	"1:run-custom-op: fifo_build/fake.ops: not a regular file"
+rm fifo_build/fake.ops fifo_build/fake.so
+cp "$B/fake.ops" fifo_build/
+mkfifo fifo_build/fake.so
+run_capture timeout 10 "$RUN" --op scale2 --in x.npy fifo_build/fake
+check_eq "a FIFO as NAME.so: refused, not waited on" "$status:$err" \
+	"1:run-custom-op: fifo_build/fake.so is not a regular file"
 
 # ---- standard output and error ----
 "$RUN" --op chatter --in x.npy --scalar 20 --out printed.npy "$MISCHIEF" >/dev/full 2>err.txt

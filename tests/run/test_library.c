@@ -1190,6 +1190,36 @@ static void test_strides(void)
 	rco_close(library);
 }
 
+/* An output that shares part of an input's memory: the cores would read
+ * elements they have already written.  The same memory is allowed. */
+static void test_overlap(void)
+{
+	rco_library *library = open_build(fake_single, 0, NULL);
+	if (!library)
+		return;
+	static float buffer[7];
+	for (int i = 0; i < 7; i++)
+		buffer[i] = (float)(i + 1);
+	struct rco_argument x = tensor_argument(buffer, 6);
+	struct rco_tensor shifted = float_tensor(buffer + 1, 6);
+	check_argument_error(library, "scale2", &x, 1, &shifted, RCO_ERROR_ARGUMENT,
+	                     "scale2 argument 1 (Tensor x) and scale2's output share some of their "
+	                     "memory: the cores would read elements they have already written; pass "
+	                     "an output of its own, or the input itself",
+	                     "an output one element past its input is refused");
+	CHECK_INT(last_argument, 0, "the error names the argument");
+	CHECK_STR(floats_text(buffer, 7), "out: 1 2 3 4 5 6 7", "and nothing was written");
+	struct rco_tensor same = float_tensor(buffer, 6);
+	CHECK_INT(rco_run(library, 0, &x, 1, &same, 0, &error), 0, "the input itself as the output runs");
+	CHECK_STR(floats_text(buffer, 7), "out: 2 4 6 8 10 12 7", "in place");
+	struct rco_tensor after = float_tensor(buffer + 6, 1);
+	struct rco_argument first = tensor_argument(buffer, 1);
+	CHECK_INT(rco_run(library, 0, &first, 1, &after, 0, &error), 0,
+	          "an output just past its input runs");
+	CHECK_STR(floats_text(buffer, 7), "out: 2 4 6 8 10 12 4", "into its own memory");
+	rco_close(library);
+}
+
 /* ---- interruption ---- */
 
 static volatile sig_atomic_t interrupt_calls;
@@ -1756,6 +1786,7 @@ int main(int argc, char **argv)
 	test_every_path();
 	test_caller_stack();
 	test_strides();
+	test_overlap();
 	test_interrupt();
 	test_no_leak_per_fault();
 	test_threads();

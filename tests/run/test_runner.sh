@@ -47,6 +47,17 @@ check_file "scale2 single-core output" "$WORK/out.npy" "$WORK/y.npy"
 run_op --op scale2 --cores 1 --in "$WORK/x_big.npy" --expect "$WORK/y.npy" "$S/fake"
 check_eq "big-endian input read in host order; --cores 1 picks NAME.so" "$status:$err" "0:"
 
+# BUILD_DIR/NAME without a slash: the build in the current directory, never
+# a library of that name that the dynamic linker would search for.
+mkdir -p "$WORK/elsewhere"
+cp "$FAKE/fake_cpu0.so" "$WORK/elsewhere/fake.so"
+rm -f "$WORK/out.npy"
+run_capture env -C "$S" LD_LIBRARY_PATH="$WORK/elsewhere" "$RUN" --op scale2 --in "$WORK/x.npy" \
+	--out "$WORK/out.npy" fake
+check_eq "NAME alone is the build in the current directory (not NAME.so on LD_LIBRARY_PATH)" \
+	"$status:$err" "0:"
+check_file "and its library computes the output" "$WORK/out.npy" "$WORK/y.npy"
+
 rm -f "$WORK/out.npy"
 run_op --op copies --in "$WORK/x.npy" --out "$WORK/out.npy" "$M/fake"
 check_eq "elements no core wrote are an error, and no output is written" \
@@ -283,6 +294,12 @@ check_eq "a negative --atol" "$status:$err" \
 run_op --out-shape 4,,2 "$M/fake"
 check_eq "a bad --out-shape" "$status:$err" \
 	"2:run-custom-op: --out-shape 4,,2: expected dimensions separated by commas, e.g. --out-shape 4,1024"
+run_op --out-shape 2,4294967296 "$M/fake"
+check_eq "an --out-shape dimension beyond 2^32-1 is named as too large" "$status:$err" \
+	"2:run-custom-op: --out-shape 2,4294967296: dimension 1 is 4294967296: a dimension is at most 4294967295 (2^32-1)"
+run_op --out-shape 99999999999999999999999 "$M/fake"
+check_eq "and one beyond any integer type" "$status:$err" \
+	"2:run-custom-op: --out-shape 99999999999999999999999: dimension 0 is 99999999999999999999999: a dimension is at most 4294967295 (2^32-1)"
 run_op --out-dtype float64 "$M/fake"
 check_eq "an unknown --out-dtype" "$status:$err" \
 	"2:run-custom-op: --out-dtype float64: expected float32, bfloat16, float16, int32, int8, int64, int16 or uint8"

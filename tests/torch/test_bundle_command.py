@@ -121,6 +121,20 @@ class BundleCommandTest(tap.FakeToolchainTest):
                                  'directory\n'))
         self.assertFalse(os.path.exists(self.log), 'refused before anything was built')
 
+    def test_a_bundle_that_is_a_source_through_a_link(self):
+        os.mkdir('out')
+        os.symlink('../src/relu.cpp', 'out/libfixture.so')
+        with open('src/relu.cpp', 'rb') as stream:
+            source = stream.read()
+        status, stdout, stderr = self.command(*FIXTURE_ARGUMENTS, '-B', 'out', 'src/relu.cpp')
+        self.assertEqual((status, stdout, stderr),
+                         (1, '', 'build-custom-op: bundle: the bundle out/libfixture.so is the '
+                                 'compute source src/relu.cpp (by another name): writing it '
+                                 'would replace the source; write the bundle elsewhere\n'))
+        with open('src/relu.cpp', 'rb') as stream:
+            self.assertEqual(stream.read(), source, 'the source is left as it was')
+        self.assertFalse(os.path.exists(self.log), 'refused before anything was built')
+
     def test_a_python_that_cannot_be_run(self):
         self.assertEqual(self.command('--help', BUILD_CUSTOM_OP_PYTHON='/nonexistent/python3'), (
             1, '', 'build-custom-op: bundle runs Python with PyTorch, and /nonexistent/python3 '

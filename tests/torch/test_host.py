@@ -219,6 +219,26 @@ class HostTest(unittest.TestCase):
         self.assertIsNotNone(status, "the child hung on a lock the parent's thread held")
         self.assertEqual(os.waitstatus_to_exitcode(status), 0)
 
+    def test_a_relative_bundles_directory_and_a_new_working_directory(self):
+        """The build is opened again after a time limit: by the path it was
+        extracted to, whatever the working directory is by then."""
+        from build_custom_op import custom_op
+        torch = self.torch
+        bundle = os.path.join(state['work'], 'fixture', 'libfixture.so')
+        self.addCleanup(custom_op.load_library, bundle, target='host')
+        self.addCleanup(os.chdir, os.getcwd())
+        self.addCleanup(os.environ.__setitem__, 'BUILD_CUSTOM_OP_BUNDLES',
+                        os.environ['BUILD_CUSTOM_OP_BUNDLES'])
+        os.chdir(state['work'])
+        os.makedirs('relative_bundles', mode=0o755, exist_ok=True)
+        os.environ['BUILD_CUSTOM_OP_BUNDLES'] = 'relative_bundles'
+        custom_op.load_library(bundle, target='host', timeout=0.5)
+        os.chdir('/')
+        with self.assertRaises(self.runner.RunError) as caught:
+            torch.ops.test_ops.fault(torch.ones(3), 3)   # until the time limit
+        self.assertEqual(caught.exception.kind, 'timeout')
+        self.assertSameBits(torch.ops.test_ops.twice(torch.ones(3)), torch.full((3,), 2.0))
+
     def test_what_a_kernel_prints_and_warns(self):
         torch = self.torch
         y = torch.ones(2)

@@ -198,5 +198,31 @@ class InterruptedBuildTest(unittest.TestCase):
         self.assertFalse(running(pid), 'the compiler outlived the interrupted load()')
 
 
+class NoStandardStreamsTest(unittest.TestCase):
+    """Python sets sys.stdout and sys.stderr to None when they are closed:
+    the build runs on, and what it would print is dropped."""
+
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix='bco-shape-streams.')
+        self.addCleanup(shutil.rmtree, self.work, ignore_errors=True)
+
+    def test_ninja_runs_with_no_standard_streams(self):
+        import contextlib
+        from build_custom_op import _torch_build
+        with open(os.path.join(self.work, 'build.ninja'), 'w') as stream:
+            stream.write('rule touch\n  command = touch $out\nbuild made: touch\n')
+
+        class Extension:
+            @staticmethod
+            def _get_num_workers(verbose):
+                return None
+
+        for verbose in (False, True):
+            with contextlib.redirect_stdout(None), contextlib.redirect_stderr(None):
+                _torch_build._run_ninja(Extension, self.work, verbose, 'error')
+            self.assertTrue(os.path.exists(os.path.join(self.work, 'made')))
+            os.unlink(os.path.join(self.work, 'made'))
+
+
 if __name__ == '__main__':
     tap.main(needs_torch=True)
