@@ -117,6 +117,10 @@
  * its own mask is put back after.  A stop signal meant for a kernel that
  * ended at that moment may reach its thread just after, and goes on to the
  * process's SIGURG disposition (ignored by default).
+ * A handler of the program's own (SIGALRM, say) that a signal calls while
+ * a core runs on that thread runs on the core's stack (the device's 12 KiB
+ * by default) unless it was installed with SA_ONSTACK: one that needs more
+ * overflows it, and the call reports a stack overflow in the core stack.
  *
  * Per call, rco_run reads no file, loads nothing, allocates nothing that
  * grows with the number of calls (but for the profiles that an open

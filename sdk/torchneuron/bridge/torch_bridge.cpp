@@ -34,8 +34,9 @@
  * that Ctrl-C stops raises what Python's SIGINT handler raises
  * (KeyboardInterrupt).  After a time limit or Ctrl-C the call's tensors are
  * kept for ever (a core that did not stop may still use them) and the next
- * call opens the build again.  The locks are made anew in a child of
- * fork(), where the runner answers that the library is the parent's. */
+ * call opens the build again.  In a child of fork() (a DataLoader worker,
+ * say) the locks are made anew, and the first call opens the build again
+ * there: the library the parent opened has its cores in the parent only. */
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -296,12 +297,16 @@ public:
     }
 
     /* After fork(): the child has one thread, and the lock may have been
-     * held by another of the parent's. */
+     * held by another of the parent's; the library is the parent's (closing
+     * it in the child frees nothing the parent uses), so the next call opens
+     * the build again. */
     static void reset_locks_in_child()
     {
         pthread_mutex_init(&registry_lock, nullptr);
-        for (HostLibrary *library : registry())
+        for (HostLibrary *library : registry()) {
             pthread_mutex_init(&library->lock_, nullptr);
+            library->stale_ = true;
+        }
     }
 
 private:
