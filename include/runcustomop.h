@@ -153,6 +153,9 @@
  * usable: the next call works, and reports again.  See run-custom-op(1),
  * DEBUGGING A KERNEL.
  *
+ * A time limit is wall-clock time from the call's start (CLOCK_MONOTONIC):
+ * a process stopped during the call (SIGSTOP, Ctrl-Z) counts the stop too.
+ *
  * After a time limit.  rco_run returns RCO_ERROR_TIMEOUT, with a line for
  * each core that had not finished: still running, or not started (the
  * caller runs cores one after another: the cores after one that does not
