@@ -238,11 +238,9 @@ static void preload_sanitizer(const struct run_options *options, char **argv)
 {
 	if (getenv(PRELOADED_VARIABLE))
 		return;
-	char library[4096], runtime[4096], unfit[2048];
-	snprintf(library, sizeof library, "%s.so", options->library);
-	if (options->cores == 8 || (options->cores == 0 && access(library, F_OK) != 0))
-		snprintf(library, sizeof library, "%s_cpu0.so", options->library);
-	if (sanitized_runtime_of(library, runtime, sizeof runtime) != 1 || !strchr(runtime, '/') ||
+	char runtime[4096], unfit[2048];
+	if (sanitized_runtime_of_build(options->library, options->cores, runtime, sizeof runtime) != 1 ||
+	    !strchr(runtime, '/') ||
 	    sanitized_check_process(options->library, runtime, unfit, sizeof unfit) == 0)
 		return;
 	const char *preload = getenv("LD_PRELOAD");

@@ -174,11 +174,19 @@ static const char *asan_option(const char *options, const char *option, char *va
 	return found;
 }
 
+int sanitized_runtime_of_build(const char *build, int cores, char *runtime, size_t size)
+{
+	char library[4096];
+	snprintf(library, sizeof library, "%s_cpu0.so", build);
+	if (cores == 1 || (cores == 0 && access(library, F_OK) != 0))
+		snprintf(library, sizeof library, "%s.so", build);
+	return sanitized_runtime_of(library, runtime, size);
+}
+
 int sanitized_check_build(const char *build, int cores, char *message, size_t size)
 {
-	char library[4096], runtime[4096];
-	snprintf(library, sizeof library, cores == 1 ? "%s.so" : "%s_cpu0.so", build);
-	if (sanitized_runtime_of(library, runtime, sizeof runtime) != 1)
+	char runtime[4096];
+	if (sanitized_runtime_of_build(build, cores, runtime, sizeof runtime) != 1)
 		return 0;
 	return sanitized_check_process(build, runtime, message, size);
 }

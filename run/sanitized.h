@@ -24,6 +24,12 @@
  * later). */
 int sanitized_runtime_of(const char *library_path, char *runtime, size_t size);
 
+/* sanitized_runtime_of for the first core library of the build at build
+ * (BUILD_DIR/NAME) of cores core libraries: NAME.so for 1, NAME_cpu0.so for
+ * 8, and for 0 as run-custom-op --cores chooses (8 when NAME_cpu0.so
+ * exists, else 1). */
+int sanitized_runtime_of_build(const char *build, int cores, char *runtime, size_t size);
+
 /* Whether this process can load a library that needs runtime: 0 when the
  * runtime is loaded and ASAN_OPTIONS has what SANITIZED_ASAN_OPTIONS
  * needs, else -1 with message saying exactly what to run ("LD_PRELOAD=...
