@@ -268,8 +268,8 @@ static void preload_sanitizer(const struct run_options *options, char **argv)
 /* Ctrl-C while the op runs: the library stops its cores, and rco_run
  * returns after handing the SIGINT on to this handler, which notes it; the
  * program then says which cores were stopped and ends by SIGINT, as a tool
- * does.  Before and after the run SIGINT has its default action; one the
- * program was started to ignore stays ignored. */
+ * does.  After the run SIGINT has the disposition it had before (its
+ * default action); one the program was started to ignore stays ignored. */
 static volatile sig_atomic_t interrupted;
 
 static void note_interrupt(int signal_number)
@@ -292,13 +292,10 @@ static int run_op(rco_library *library, int op, const struct rco_argument *argum
 {
 	struct rco_tensor output_tensor;
 	arguments_tensor_of(output, &output_tensor);
-	struct sigaction note, fallback, was;
+	struct sigaction note, was;
 	memset(&note, 0, sizeof note);
 	note.sa_handler = note_interrupt;
 	sigemptyset(&note.sa_mask);
-	memset(&fallback, 0, sizeof fallback);
-	fallback.sa_handler = SIG_DFL;
-	sigemptyset(&fallback.sa_mask);
 	sigaction(SIGINT, NULL, &was);
 	int ignored = !(was.sa_flags & SA_SIGINFO) && was.sa_handler == SIG_IGN;
 	if (!ignored)
@@ -306,7 +303,7 @@ static int run_op(rco_library *library, int op, const struct rco_argument *argum
 	int status = rco_run(library, op, arguments, count, &output_tensor, RCO_DEFAULT_TIMEOUT,
 	                     problem);
 	if (!ignored)
-		sigaction(SIGINT, &fallback, NULL);
+		sigaction(SIGINT, &was, NULL);
 	if (status != 0)
 		report(problem->message);
 	if (interrupted) {
