@@ -11,8 +11,8 @@ make the exception of a failed call.  This module builds and loads the
 bridge, opens each bundle's compute library through it and registers the
 ops; the checks of a call are the bridge's and the runner's (run/check.c).
 
-Exceptions a call raises: TypeError when PyTorch's schema refuses an
-argument; ValueError for a tensor the device cannot take (another device,
+Exceptions a call raises: RuntimeError when PyTorch's schema refuses an
+argument; TypeError for a complex number; ValueError for a tensor the device cannot take (another device,
 a dtype the device does not have, a sparse layout) or a shape function
 that returns such a dtype; RuntimeError when an input requires grad
 (the op has no derivative: call it inside a torch.autograd.Function); and
