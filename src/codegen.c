@@ -123,6 +123,20 @@ static void put_op(struct sink *out, const struct op *op, struct text tail)
 	                 "}\n\n");
 }
 
+/* "        case I" + before + the op's function + after, for each op: the
+ * cases of the registration table's switches. */
+static void put_cases(struct sink *out, const struct op *ops, size_t count, struct text before,
+                      struct text after)
+{
+	for (size_t i = 0; i < count; i++) {
+		put_literal(out, "        case ");
+		put_decimal(out, i);
+		put_text(out, before);
+		put(out, ops[i].function, strlen(ops[i].function));
+		put_text(out, after);
+	}
+}
+
 static void put_wrapper(struct sink *out, const struct op *ops, size_t count, struct text tail)
 {
 	put_literal(out, CODEGEN_BANNER "#include \"neuron/wrapper_api.h\"\n\n");
@@ -134,23 +148,12 @@ static void put_wrapper(struct sink *out, const struct op *ops, size_t count, st
 	put_literal(out, "; }\n\n");
 
 	put_literal(out, "char const* get_func_name(int idx) {\n    switch (idx) {\n");
-	for (size_t i = 0; i < count; i++) {
-		put_literal(out, "        case ");
-		put_decimal(out, i);
-		put_literal(out, ": return \"");
-		put(out, ops[i].function, strlen(ops[i].function));
-		put_literal(out, "\";\n");
-	}
+	put_cases(out, ops, count, (struct text)TEXT(": return \""), (struct text)TEXT("\";\n"));
 	put_literal(out, "        default: return \"error\";\n    }\n}\n\n");
 
 	put_literal(out, "wrapper_fn get_func_ptr(int idx) {\n    switch (idx) {\n");
-	for (size_t i = 0; i < count; i++) {
-		put_literal(out, "        case ");
-		put_decimal(out, i);
-		put_literal(out, ": return ");
-		put(out, ops[i].function, strlen(ops[i].function));
-		put_literal(out, "_stack_switch;\n");
-	}
+	put_cases(out, ops, count, (struct text)TEXT(": return "),
+	          (struct text)TEXT("_stack_switch;\n"));
 	put_literal(out, "        default: return 0;\n    }\n}\n");
 }
 
