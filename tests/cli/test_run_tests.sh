@@ -35,12 +35,39 @@ check_eq "a program that exits non-zero without a failed check fails" "$status:$
     not ok - crashes.sh exited with status 3
 1 passed, 1 failed, 0 skipped"
 run_capture sh "$RUN_TESTS" fails.sh passes.sh
-check_eq "failures are shown with their details, and totalled" "$status:$out" \
+check_eq "failures are shown with their details, and totalled" \
+	"$status:$(printf '%s\n' "$out" | grep -v '^    [0-9][0-9]*[.][0-9][0-9] ')" \
 	"1:FAIL fails.sh (1 passed, 1 failed, 0 skipped)
     not ok - two
     # why
 PASS passes.sh (2 checks)
+the slowest (seconds):
 3 passed, 1 failed, 0 skipped"
+check_eq "the slowest programs are listed with their durations" \
+	"$(printf '%s\n' "$out" | sed -n 's/^    [0-9][0-9]*[.][0-9][0-9] //p' | sort)" "fails.sh
+passes.sh"
+
+# Programs run side by side: waits.sh ends only once signals.sh has run.
+# One at a time, waits.sh comes first and meets its time limit.
+printf 'n=0\nwhile [ ! -f signal ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done\n[ -f signal ] && echo "ok - signalled"\n' >waits.sh
+printf 'touch signal\necho "ok - signals"\n' >signals.sh
+rm -f signal
+run_capture env TEST_JOBS=2 sh "$RUN_TESTS" waits.sh signals.sh
+check_eq "two programs run at once, their results in argument order" "$status:$(printf '%s\n' "$out" | sed -n '1,2p;$p')" \
+	"0:PASS waits.sh (1 checks)
+PASS signals.sh (1 checks)
+2 passed, 0 failed, 0 skipped"
+check_eq "each program's duration is written, one line each" \
+	"$(awk '{ print ($1 ~ /^[0-9]+[.][0-9][0-9]$/), $2 }' build/test-times.txt | sort)" "1 signals.sh
+1 waits.sh"
+rm -f signal
+run_capture env TEST_JOBS=1 TEST_TIMEOUT=1 sh "$RUN_TESTS" waits.sh signals.sh
+check_eq "a program still running at its time limit is stopped and fails" \
+	"$status:$(printf '%s\n' "$out" | sed -n '1,3p;$p')" \
+	"1:FAIL waits.sh (0 passed, 1 failed, 0 skipped)
+    not ok - waits.sh was still running when its time limit of 1 s passed
+PASS signals.sh (1 checks)
+1 passed, 1 failed, 0 skipped"
 
 # A Python test whose setUpModule fails: tests/python/tap.py names it.
 cat >setup_fails.py <<EOF
