@@ -11,7 +11,12 @@ original load() writes (json.dump of a dict, keys in this order):
      "computelibs": {"names": [basenames of the compute libraries]},
      "computelib": {"id": md5 hex of the first compute library}}
 
-plus "target": "host" at the end for a host bundle (none means the device).
+plus "target": "host" for a host bundle (none means the device), and last
+"sha256": {MEMBER: sha256 hex} for every other member, so that a member
+changed after bundling (an edited .ops record, a patched shape library) is
+refused before anything of the bundle is loaded.  Readers of the original
+format read only the keys they know; a bundle without "sha256" (one the
+original wrote) is checked as the original checks it.
 """
 
 import errno
@@ -27,6 +32,8 @@ from build_custom_op import _archive
 from build_custom_op import _elf
 
 METADATA = 'metadata.json'
+# The key of metadata.json that records each other member's sha256.
+HASHES = 'sha256'
 TARGETS = ('xtensa', 'host')
 _TARGET_NAMES = {'xtensa': "the device (target='xtensa')",
                  'host': "the host's emulated cores (target='host')"}
@@ -49,9 +56,15 @@ def md5_hex(data):
     return digest.hexdigest()
 
 
-def metadata(versions, shapelib, ops, computelibs, target):
+def sha256_hex(data):
+    """The sha256 of bytes, as sha256sum prints it."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def metadata(versions, shapelib, ops, computelibs, target, members):
     """The metadata dict.  ops: [(namespace, op, fn, schema)] in order;
-    computelibs: [(basename, bytes)]."""
+    computelibs: [(basename, bytes)]; members: every other member of the
+    bundle, [(name, bytes)]."""
     table = {}
     for namespace, op, fn, schema in ops:
         table.setdefault(namespace, {})[op] = {'fn': fn, 'schema': schema}
@@ -64,6 +77,7 @@ def metadata(versions, shapelib, ops, computelibs, target):
     }
     if target == 'host':
         result['target'] = 'host'
+    result[HASHES] = {name: sha256_hex(data) for name, data in members}
     return result
 
 
@@ -180,6 +194,11 @@ def _metadata_problem(meta):
     identity = meta['computelib'].get('id') if isinstance(meta['computelib'], dict) else None
     if not isinstance(identity, str) or not re.fullmatch('[0-9a-f]{32}', identity):
         return '"computelib" must hold "id", the md5 of the first compute library'
+    hashes = meta.get(HASHES, {})
+    if not isinstance(hashes, dict) or not all(
+            isinstance(name, str) and isinstance(value, str) and re.fullmatch('[0-9a-f]{64}', value)
+            for name, value in hashes.items()):
+        return f'"{HASHES}" must map member names to the sha256 of their bytes'
     target = meta.get('target', 'xtensa')
     if target not in TARGETS:
         return f'"target" is {target!r}; it can be "host" (or absent, for the device)'
@@ -260,6 +279,7 @@ def parse(path, data, target=None):
         if bundle.member(name) is None:
             raise BundleError(f'{path} has no member {name}, which {METADATA} names; '
                               'rebuild the bundle with custom_op.load()')
+    _check_hashes(path, bundle)
     first = bundle.member(bundle.computelibs[0])
     if md5_hex(first) != meta['computelib']['id']:
         raise BundleError(f'{path}: the md5 of {bundle.computelibs[0]} is {md5_hex(first)}, '
@@ -271,6 +291,30 @@ def parse(path, data, target=None):
             raise BundleError(f'{path}: its member {name} is not a whole shared library: '
                               f'{problem}; rebuild the bundle with custom_op.load()')
     return bundle
+
+
+def _check_hashes(path, bundle):
+    """Refuses a bundle whose members are not those its metadata records:
+    a member changed, missing or added after the bundle was made."""
+    hashes = bundle.metadata.get(HASHES)
+    if hashes is None:
+        return  # a bundle of the original format
+    for name, data in bundle.members:
+        if name == METADATA:
+            continue
+        recorded = hashes.get(name)
+        if recorded is None:
+            raise BundleError(f'{path} holds a member {name} that {METADATA} does not record: '
+                              'it was added after the bundle was made; rebuild the bundle with '
+                              'custom_op.load()')
+        if sha256_hex(data) != recorded:
+            raise BundleError(f'{path}: its member {name} was changed after the bundle was made '
+                              f'(its sha256 is {sha256_hex(data)}, {METADATA} records {recorded}); '
+                              'rebuild the bundle with custom_op.load()')
+    for name in hashes:
+        if bundle.member(name) is None:
+            raise BundleError(f'{path} has no member {name}, which {METADATA} records; rebuild '
+                              'the bundle with custom_op.load()')
 
 
 # --- the extraction cache ---------------------------------------------------

@@ -273,7 +273,7 @@ def _bundle_members(name, shape_data, libraries, directory, ops, target):
         members.append((record, _read(os.path.join(directory, record))))
     meta = _bundle.metadata(build_custom_op.versions, f'lib{name}shapefcn.so',
                             [(op.namespace, op.op, op.fn, op.schema) for op in ops],
-                            computelibs, target)
+                            computelibs, target, members)
     members.append((_bundle.METADATA, _bundle.metadata_text(meta).encode('utf-8')))
     return members
 

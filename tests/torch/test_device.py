@@ -24,13 +24,27 @@ SCHEMAS = [schema for _, _, _, schema in fixture.OPS]
 VERSIONS = {'ulib_to_ucode_version': '1.21.1.0', 'ulib_to_isa_version': '1.0.2520.0'}
 
 
-def expected_metadata(computelibs, first_library_bytes):
+def expected_metadata(computelibs, contents):
+    """The metadata of the fixture's bundle; contents: its members' bytes
+    by name."""
     ops = {}
     for namespace, op, fn, schema in fixture.OPS:
         ops.setdefault(namespace, {})[op] = {'fn': fn, 'schema': schema}
+    hashed = ['libfixtureshapefcn.so'] + computelibs
     return {'versions': VERSIONS, 'shapelib': 'libfixtureshapefcn.so', 'ops': ops,
             'computelibs': {'names': computelibs},
-            'computelib': {'id': hashlib.md5(first_library_bytes).hexdigest()}}
+            'computelib': {'id': hashlib.md5(contents[computelibs[0]]).hexdigest()},
+            'sha256': {name: hashlib.sha256(contents[name]).hexdigest() for name in hashed}}
+
+
+def rehashed(members):
+    """members with metadata.json's sha256 of each member made anew: a
+    bundle whose members are what its metadata records."""
+    meta = json.loads(dict(members)['metadata.json'])
+    meta['sha256'] = {name: hashlib.sha256(data).hexdigest()
+                      for name, data in members if name != 'metadata.json'}
+    return [(name, json.dumps(meta).encode() if name == 'metadata.json' else data)
+            for name, data in members]
 
 
 class DeviceTest(tap.FakeToolchainTest):
@@ -97,13 +111,13 @@ class DeviceTest(tap.FakeToolchainTest):
         self.assertIn(contents['libfixtureshapefcn.so'],
                       [open(path, 'rb').read() for path in cached])
         self.assertTrue(contents['libfixturecustomop.packed.so'].startswith(b'packed '))
-        expected = expected_metadata(['libfixturecustomop.packed.so'],
-                                     contents['libfixturecustomop.packed.so'])
+        expected = expected_metadata(['libfixturecustomop.packed.so'], contents)
         self.assertEqual(json.loads(contents['metadata.json']), expected)
-        # The text json.dump writes: the keys in the original's order.
+        # The text json.dump writes: the keys in the original's order, then
+        # the members' hashes.
         self.assertEqual(contents['metadata.json'].decode(), json.dumps(expected))
         self.assertEqual(list(json.loads(contents['metadata.json'])),
-                         ['versions', 'shapelib', 'ops', 'computelibs', 'computelib'])
+                         ['versions', 'shapelib', 'ops', 'computelibs', 'computelib', 'sha256'])
         self.assertEqual(sorted(os.listdir('out')), ['libfixture.so', 'libfixturecustomop.build'])
 
     def test_the_bundle_is_written_through_a_symlink_and_never_half(self):
@@ -130,7 +144,7 @@ class DeviceTest(tap.FakeToolchainTest):
                          ['libfixtureshapefcn.so'] + names + ['metadata.json'])
         contents = dict(members)
         self.assertEqual(json.loads(contents['metadata.json']),
-                         expected_metadata(names, contents[names[0]]))
+                         expected_metadata(names, contents))
         self.assertEqual(sum(1 for line in self.logged() if 'xt-pkg-loadlib' in line), 8)
 
     def test_no_bundle_without_a_build_directory(self):
@@ -302,8 +316,9 @@ class DeviceTest(tap.FakeToolchainTest):
     def test_a_member_cut_short(self):
         members = self.archive.read(self.good_bundle())
         whole = len(dict(members)['libfixtureshapefcn.so'])
-        cut = [(name, data[:whole // 2] if name == 'libfixtureshapefcn.so' else data)
-               for name, data in members]
+        # Cut before it was bundled: the metadata records the cut bytes.
+        cut = rehashed([(name, data[:whole // 2] if name == 'libfixtureshapefcn.so' else data)
+                        for name, data in members])
         shutil.rmtree('bundles')
         from build_custom_op import _elf
         problem = _elf.incomplete(dict(cut)['libfixtureshapefcn.so'])
@@ -388,9 +403,53 @@ class DeviceTest(tap.FakeToolchainTest):
                      "metadata.json in bad.so is not a bundle's metadata: it has no "
                      '"shapelib"')
 
+    def test_a_member_changed_added_or_missing_after_the_bundle_was_made(self):
+        members = self.archive.read(self.good_bundle())
+        shutil.rmtree('bundles')
+        shape = dict(members)['libfixtureshapefcn.so']
+        recorded = hashlib.sha256(shape).hexdigest()
+        patched = shape[:64] + bytes(b ^ 0xff for b in shape[64:72]) + shape[72:]
+        edited = [(name, patched if name == 'libfixtureshapefcn.so' else data)
+                  for name, data in members]
+        self.refused(self.archive.build(edited),
+                     'bad.so: its member libfixtureshapefcn.so was changed after the bundle was '
+                     f'made (its sha256 is {hashlib.sha256(patched).hexdigest()}, metadata.json '
+                     f'records {recorded}); rebuild the bundle with custom_op.load()')
+        added = members[:-1] + [('extra.so', b'more')] + members[-1:]
+        self.refused(self.archive.build(added),
+                     'bad.so holds a member extra.so that metadata.json does not record: it was '
+                     'added after the bundle was made; rebuild the bundle with custom_op.load()')
+        meta = json.loads(dict(members)['metadata.json'])
+        meta['sha256']['gone.so'] = '0' * 64
+        recorded_gone = [(name, json.dumps(meta).encode() if name == 'metadata.json' else data)
+                         for name, data in members]
+        self.refused(self.archive.build(recorded_gone),
+                     'bad.so has no member gone.so, which metadata.json records; rebuild the '
+                     'bundle with custom_op.load()')
+        meta['sha256'] = ['not', 'a', 'map']
+        self.refused(self.archive.build(
+            [(name, json.dumps(meta).encode() if name == 'metadata.json' else data)
+             for name, data in members]),
+            "metadata.json in bad.so is not a bundle's metadata: \"sha256\" must map member "
+            'names to the sha256 of their bytes')
+
+    def test_a_bundle_of_the_original_format_without_hashes_loads(self):
+        members = self.archive.read(self.good_bundle())
+        shutil.rmtree('bundles')
+        meta = json.loads(dict(members)['metadata.json'])
+        del meta['sha256']
+        original = [(name, json.dumps(meta).encode() if name == 'metadata.json' else data)
+                    for name, data in members]
+        with open('original.so', 'wb') as stream:
+            stream.write(self.archive.build(original))
+        self.custom_op.load_library('original.so')
+        self.assertEqual(len(os.listdir('bundles')), 1)
+
     def test_a_compute_library_changed_after_the_bundle_was_made(self):
-        members = [(name, data + b'!' if name.endswith('.packed.so') else data)
-                   for name, data in self.archive.read(self.good_bundle())]
+        # The metadata's hashes made anew: the md5 of the first compute
+        # library, which the original records, is still checked.
+        members = rehashed([(name, data + b'!' if name.endswith('.packed.so') else data)
+                            for name, data in self.archive.read(self.good_bundle())])
         shutil.rmtree('bundles')
         changed = hashlib.md5(dict(members)['libfixturecustomop.packed.so']).hexdigest()
         recorded = json.loads(dict(members)['metadata.json'])['computelib']['id']

@@ -7,6 +7,7 @@ tracing, a C++ caller through the dispatcher, and bundles loaded in a fresh
 process."""
 
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -462,8 +463,11 @@ class HostTest(unittest.TestCase):
                                  [f'lib{name}customop.ops', 'metadata.json'])
                 metadata = json.loads(dict(members)['metadata.json'])
                 self.assertEqual(list(metadata), ['versions', 'shapelib', 'ops', 'computelibs',
-                                                  'computelib', 'target'])
+                                                  'computelib', 'target', 'sha256'])
                 self.assertEqual(metadata['target'], 'host')
+                self.assertEqual(metadata['sha256'], {
+                    member: hashlib.sha256(data).hexdigest() for member, data in members
+                    if member != 'metadata.json'})
                 self.assertEqual(metadata['computelibs'], {'names': names})
                 self.assertTrue(dict(members)[f'lib{name}customop.ops'].startswith(
                     b'# build-custom-op ops '))
@@ -480,29 +484,61 @@ class HostTest(unittest.TestCase):
                          "CUSTOM_OP_TARGET=host), or build it again with custom_op.load(..., "
                          "target='xtensa')")
 
-    def test_a_damaged_compute_library_in_a_bundle(self):
-        from build_custom_op import _archive, custom_op
+    def edited_bundle(self, edit):
+        """The multicore relu's bundle with edit(name, data) applied to each
+        member, written to damaged.so; returns its path."""
+        from build_custom_op import _archive
         with open(os.path.join(state['work'], 'faults', 'librelu.so'), 'rb') as stream:
             members = _archive.read(stream.read())
-        damaged = []
-        for name, data in members:
-            if name == 'librelucustomop_cpu3.so':   # metadata.json records only cpu0's md5
-                data = data[:len(data) // 2] + bytes([data[len(data) // 2] ^ 0xff]) + \
-                    data[len(data) // 2 + 1:]
-            damaged.append((name, data))
         path = os.path.join(state['work'], 'damaged.so')
         with open(path, 'wb') as stream:
-            stream.write(_archive.build(damaged))
+            stream.write(_archive.build([(name, edit(name, data)) for name, data in members]))
+        return path
+
+    def refused_before_loading(self, path, member):
+        """load_library(path) is refused at reading the bundle, naming the
+        member, and the ops run the compute library loaded before."""
+        from build_custom_op import custom_op
         with self.assertRaises(custom_op.CustomOpError) as caught:
             custom_op.load_library(path, target='host')
-        self.assertEqual(caught.exception.step, 'registering the ops')
-        self.assertRegex(caught.exception.message, r'(?s)librelucustomop_cpu3\.so.*\n\('
-                         f'{re.escape(path)} holds these compute libraries, and one of them is '
-                         r'damaged: build the bundle again with custom_op\.load\(\), or get '
-                         r'an undamaged copy of it\)$')
-        # The ops still run the compute library loaded before.
+        self.assertEqual(caught.exception.step, 'reading the bundle')
+        self.assertRegex(caught.exception.message, rf'^load_library\({re.escape(repr(path))}\): '
+                         rf'step 1 of 4, reading the bundle \[{re.escape(path)}\]: '
+                         rf'{re.escape(path)}: its member {re.escape(member)} was changed after '
+                         r'the bundle was made \(its sha256 is [0-9a-f]{64}, metadata\.json '
+                         r'records [0-9a-f]{64}\); rebuild the bundle with custom_op\.load\(\)$')
         x = self.torch.linspace(-1.0, 1.0, 9)
         self.assertSameBits(self.torch.ops.my_ops.relu_forward(x), self.torch.relu(x))
+
+    def test_a_damaged_compute_library_in_a_bundle(self):
+        def damage(name, data):
+            if name == 'librelucustomop_cpu3.so':   # the md5 of the original is cpu0's only
+                middle = len(data) // 2
+                data = data[:middle] + bytes([data[middle] ^ 0xff]) + data[middle + 1:]
+            return data
+        self.refused_before_loading(self.edited_bundle(damage), 'librelucustomop_cpu3.so')
+
+    def test_an_edited_ops_record_in_a_bundle(self):
+        # One kind letter changed, the record's length kept: the runner would
+        # convert numbers by the edited kind.
+        def edit(name, data):
+            return data.replace(b'T', b'S', 1) if name.endswith('.ops') else data
+        path = self.edited_bundle(edit)
+        self.refused_before_loading(path, 'librelucustomop.ops')
+
+    def test_an_edited_shape_library_in_a_bundle_is_not_loaded(self):
+        # Its first bytes of code overwritten: loading it would crash.
+        def edit(name, data):
+            if name != 'librelushapefcn.so':
+                return data
+            return data[:4096] + b'\xff' * 4096 + data[8192:]
+        status, stdout, stderr = in_a_fresh_process(
+            'from build_custom_op import custom_op\n'
+            'try:\n'
+            f'    custom_op.load_library({self.edited_bundle(edit)!r}, target="host")\n'
+            'except custom_op.CustomOpError as error:\n'
+            '    print(error.step)\n', bundles='fresh-edited')
+        self.assertEqual((status, stdout), (0, 'reading the bundle\n'), stderr)
 
     def test_ctrl_c_stops_an_op(self):
         status, stdout, stderr = in_a_fresh_process(
