@@ -100,27 +100,35 @@ check-package: deb
 # every C object; any report fails.  Python loads the sanitized library, so
 # it gets the runtimes preloaded (and no leak check of the interpreter), and
 # no quarantine, so freed memory is reused as without ASan and the memory
-# test still measures growth.
+# test still measures growth.  It builds and runs in a copy of the tree of
+# its own (tests/copy-tree.sh), kept between runs: the tree's own build
+# stays as it is, and a second run rebuilds only what changed.
 SANITIZERS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_TREE = build/asan
 check-asan:
-	$(MAKE) clean
-	$(MAKE) SANITIZE="$(SANITIZERS)" \
+	sh tests/copy-tree.sh $(ASAN_TREE)
+	$(MAKE) -C $(ASAN_TREE) SANITIZE="$(SANITIZERS)" \
 		PYTHON_TEST_ENV="LD_PRELOAD=$$($(CC) -print-file-name=libasan.so):$$($(CC) -print-file-name=libubsan.so) ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=0" \
-		test; status=$$?; $(MAKE) clean >/dev/null; exit $$status
+		test
 
 # The end-to-end tests with build-custom-op (and, in the scripts listed in
 # VALGRIND_TESTS, run-custom-op) under valgrind memcheck: any invalid access
 # or definite or indirect leak fails.  A fresh build with DWARF 4, which
-# every valgrind reads.
+# every valgrind reads, in a copy of the tree of its own (as check-asan).
 VALGRIND_LOGS = obj/valgrind
 # --max-stackframe: the host runtime switches to stacks that have a 1 MiB
 # guard below them; under 1 MiB, each switch is seen as one, not as a huge
 # frame (which would make the kernel's reads of its own stack look invalid).
 VALGRIND = valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	--max-stackframe=1000000 --error-exitcode=99 --log-file=$(CURDIR)/$(VALGRIND_LOGS)/%p.log
+VALGRIND_TREE = build/valgrind
 check-valgrind:
-	$(MAKE) clean
-	$(MAKE) CFLAGS="-O2 -gdwarf-4" programs $(VALGRIND_PREREQUISITES)
+	sh tests/copy-tree.sh $(VALGRIND_TREE)
+	$(MAKE) -C $(VALGRIND_TREE) CFLAGS="-O2 -gdwarf-4" valgrind-in-this-tree
+
+# What check-valgrind runs in its copy of the tree.
+valgrind-in-this-tree: programs $(VALGRIND_PREREQUISITES)
+	rm -rf $(VALGRIND_LOGS)
 	mkdir -p $(VALGRIND_LOGS)
 	BCO_RUNNER="$(VALGRIND)" sh tests/run-tests.sh $(CLI_TESTS) $(VALGRIND_TESTS); status=$$?; \
 	runs=$$(ls $(VALGRIND_LOGS) | wc -l); \
@@ -128,11 +136,12 @@ check-valgrind:
 		if [ -s "$$log" ]; then echo "valgrind reported:"; cat "$$log"; status=1; fi; \
 	done; \
 	[ $$status = 0 ] && echo "valgrind: no errors and no leaks in $$runs runs"; \
-	$(MAKE) clean >/dev/null; exit $$status
+	exit $$status
 
 clean:
 	rm -rf obj build-custom-op libbuildcustomop.a libbuildcustomop.so build-custom-op_*.deb $(CLEAN)
 
-.PHONY: all programs demo test install deb check-package clean check-asan check-valgrind
+.PHONY: all programs demo test install deb check-package clean check-asan check-valgrind \
+	valgrind-in-this-tree
 
 -include obj/*.d

@@ -80,7 +80,7 @@ with open(sys.argv[1], "w") as stream:
 ' "$@" &
 	reporter=$!
 	tries=0
-	while [ ! -s "$1.pid" ] && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+	while [ ! -s "$1.pid" ] && [ $tries -lt 600 ]; do sleep 0.1; tries=$((tries + 1)); done
 	pid=$(cat "$1.pid")
 }
 

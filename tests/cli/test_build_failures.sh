@@ -86,7 +86,7 @@ for signal in INT TERM HUP; do
 	FAKE_STAMPS=$WORK/stamps FAKE_HANG=relu.o start_reporting_end ended "$BCO" -j 2 --name lib \
 		--op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp src/axpy.cpp >out.txt 2>err.txt
 	tries=0
-	while ! grep -q '^hang relu.o' stamps 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+	while ! grep -q '^hang relu.o' stamps 2>/dev/null && [ $tries -lt 600 ]; do sleep 0.1; tries=$((tries + 1)); done
 	kill -$signal "$pid"
 	wait_for_end ended
 	check_eq "SIG$signal: the command cleans up, then ends by SIG$signal" "$(cat ended)" "signal $signal"
@@ -100,7 +100,7 @@ FAKE_STAMPS=$WORK/stamps FAKE_HANG=relu.o "$BCO" -j 2 --name lib --op 'my_ops::r
 	src/relu.cpp src/axpy.cpp >out.txt 2>err.txt &
 pid=$!
 tries=0
-while ! grep -q '^hang relu.o' stamps 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+while ! grep -q '^hang relu.o' stamps 2>/dev/null && [ $tries -lt 600 ]; do sleep 0.1; tries=$((tries + 1)); done
 kill -INT $pid
 sleep 0.3
 check_true "an ignored SIGINT does not stop a build" kill -0 $pid
@@ -121,18 +121,18 @@ FAKE_STAMPS=$WORK/stamps FAKE_HANG=relu.o "$BCO" --name lib --op 'my_ops::relu(T
 	src/relu.cpp src/axpy.cpp >/dev/null 2>&1 &
 first=$!
 tries=0
-while ! grep -q '^hang relu.o' stamps 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+while ! grep -q '^hang relu.o' stamps 2>/dev/null && [ $tries -lt 600 ]; do sleep 0.1; tries=$((tries + 1)); done
 "$BCO" --name lib --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp src/axpy.cpp >out2.txt 2>err2.txt &
 second=$!
 tries=0
-while ! grep -q waiting err2.txt 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+while ! grep -q waiting err2.txt 2>/dev/null && [ $tries -lt 600 ]; do sleep 0.1; tries=$((tries + 1)); done
 check_eq "a second build of the directory waits for the first" "$(head -1 err2.txt)" \
 	"waiting for another build of build to finish"
 env --default-signal=INT "$BCO" --name lib --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp src/axpy.cpp \
 	>out3.txt 2>err3.txt &
 third=$!
 tries=0
-while ! grep -q waiting err3.txt 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+while ! grep -q waiting err3.txt 2>/dev/null && [ $tries -lt 600 ]; do sleep 0.1; tries=$((tries + 1)); done
 kill -INT $third
 wait $third
 check_eq "Ctrl-C while waiting for the lock stops the waiting build" "$?:$(tail -1 err3.txt)" \
@@ -156,7 +156,7 @@ tries=0
 # The build names the compile's process group in its lock file just after
 # it starts the compile: wait for both.
 while { ! grep -q '^wait relu.o' stamps || ! [ -s build/.build-custom-op.lock ]; } 2>/dev/null &&
-	[ $tries -lt 100 ]; do
+	[ $tries -lt 600 ]; do
 	sleep 0.1
 	tries=$((tries + 1))
 done
@@ -166,7 +166,7 @@ wait $first 2>/dev/null
 ${BCO_RUNNER:-} "$BCO" -j 1 --name lib --op 'my_ops::relu(Tensor x) -> Tensor' other/relu.cpp >out2.txt 2>err2.txt &
 second=$!
 tries=0
-while ! grep -q waiting err2.txt 2>/dev/null && kill -0 $second 2>/dev/null && [ $tries -lt 100 ]; do
+while ! grep -q waiting err2.txt 2>/dev/null && kill -0 $second 2>/dev/null && [ $tries -lt 600 ]; do
 	sleep 0.1
 	tries=$((tries + 1))
 done
@@ -174,7 +174,7 @@ done
 wait $second
 code=$?
 tries=0
-while ! grep -q '^end relu.o' stamps && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+while ! grep -q '^end relu.o' stamps && [ $tries -lt 600 ]; do sleep 0.1; tries=$((tries + 1)); done
 check_eq "the next build waits for the tools of a build killed with -9" \
 	"$(head -1 err2.txt | sed 's/group [0-9]*)$/group N)/')" \
 	"waiting for the tools of a killed build of build to end (process group N)"
@@ -206,7 +206,7 @@ FAKE_STAMPS=$WORK/stamps FAKE_HANG=lib.so "$BCO" -j 1 --name lib --op 'my_ops::r
 	src/relu.cpp src/axpy.cpp >/dev/null 2>&1 &
 first=$!
 tries=0
-while ! grep -q '^hang lib.so' stamps 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+while ! grep -q '^hang lib.so' stamps 2>/dev/null && [ $tries -lt 600 ]; do sleep 0.1; tries=$((tries + 1)); done
 kill -9 $first
 wait $first 2>/dev/null
 kill -- -"$(sed -n 's/^hang lib.so //p' stamps)"

@@ -211,7 +211,7 @@ FAKE_STAMPS=$WORK/stamps FAKE_GATE=$WORK/gate "$BCO" -j 1 --name lib --op 'my_op
 	src/relu.cpp >/dev/null 2>&1 &
 first=$!
 tries=0
-while ! grep -q '^wait relu.o' stamps 2>/dev/null && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+while ! grep -q '^wait relu.o' stamps 2>/dev/null && [ $tries -lt 600 ]; do sleep 0.1; tries=$((tries + 1)); done
 printf 'int relu_h_edited;\n' >src/relu.h
 : >gate
 wait $first

@@ -53,7 +53,7 @@ TMPDIR=/tmp setsid distccd --daemon --no-detach --listen 127.0.0.1 --port "$port
 	--log-file "$log" --log-level info --jobs 2 &
 daemon=$!
 tries=0
-while ! grep -q "listening on 127.0.0.1:$port" "$log" && [ $tries -lt 100 ]; do
+while ! grep -q "listening on 127.0.0.1:$port" "$log" && [ $tries -lt 600 ]; do
 	sleep 0.1
 	tries=$((tries + 1))
 done
