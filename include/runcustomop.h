@@ -153,8 +153,12 @@
  * usable: the next call works, and reports again.  See run-custom-op(1),
  * DEBUGGING A KERNEL.
  *
- * A time limit is wall-clock time from the call's start (CLOCK_MONOTONIC):
- * a process stopped during the call (SIGSTOP, Ctrl-Z) counts the stop too.
+ * A time limit counts the time the process ran since the call's start: time
+ * it was stopped (SIGSTOP, Ctrl-Z) or the machine suspended is not counted.
+ * The library measures it with CLOCK_MONOTONIC, looking every 100 ms while a
+ * call with a limit is in progress; a look that comes more than 200 ms after
+ * the one before means the process did not run, and all but 100 ms of that
+ * gap is added to the limit.
  *
  * After a time limit.  rco_run returns RCO_ERROR_TIMEOUT, with a line for
  * each core that had not finished: still running, or not started (the

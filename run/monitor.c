@@ -20,6 +20,13 @@
 /* How often the stop signal goes again to the cores of a stopped call
  * that still run. */
 #define RESEND_NS 100000000LL
+/* While a call with a time limit is in progress, the monitor wakes every
+ * TICK_NS; a wake later than GAP_NS after the one before means the process
+ * did not run in between (stopped by SIGSTOP or Ctrl-Z, or the machine
+ * suspended), and that time, beyond one tick, is not counted: the
+ * deadlines move by it. */
+#define TICK_NS 100000000LL
+#define GAP_NS 200000000LL
 #define MONITOR_STACK ((size_t)256 * 1024)
 
 static pthread_mutex_t life = PTHREAD_MUTEX_INITIALIZER;   /* starts and stops the thread */
@@ -31,6 +38,9 @@ static atomic_int quit;
 static sem_t wake;
 /* When the monitor wakes by itself (CLOCK_MONOTONIC ns; LLONG_MAX: when woken). */
 static atomic_llong sleep_until = LLONG_MAX;
+/* When the monitor last looked at a list with a deadline on it; 0: it had
+ * none (the monitor's thread only). */
+static long long last_tick;
 /* SIGINT, for the calls that stop on it: */
 static atomic_int interruptible_calls;   /* in progress */
 static atomic_uint interrupts;           /* SIGINTs kept so far */
@@ -88,6 +98,25 @@ static long long look_at(struct call_watch *watch, long long now, unsigned inter
 	return now + RESEND_NS;
 }
 
+/* Moves the deadlines of the calls in progress by the time the process
+ * did not run since the last tick (see TICK_NS); returns whether any call
+ * has a deadline. */
+static int discount_stops(long long now)
+{
+	long long lost = last_tick && now - last_tick > GAP_NS ? now - last_tick - TICK_NS : 0;
+	int deadlines = 0;
+	for (struct call_watch *watch = list; watch; watch = watch->next) {
+		pthread_mutex_lock(&watch->lock);
+		if (watch->in_progress && watch->deadline && !watch->stopped) {
+			watch->deadline += lost;
+			deadlines = 1;
+		}
+		pthread_mutex_unlock(&watch->lock);
+	}
+	last_tick = deadlines ? now : 0;
+	return deadlines;
+}
+
 static void *monitor_main(void *unused)
 {
 	(void)unused;
@@ -98,6 +127,8 @@ static void *monitor_main(void *unused)
 		atomic_store(&sleep_until, LLONG_MAX);
 		long long now = now_ns(), next = LLONG_MAX;
 		unsigned interrupts_now = atomic_load(&interrupts);
+		if (discount_stops(now))
+			next = now + TICK_NS;
 		for (struct call_watch *watch = list; watch; watch = watch->next) {
 			pthread_mutex_lock(&watch->lock);
 			long long again = look_at(watch, now, interrupts_now);
@@ -264,6 +295,7 @@ void monitor_after_fork_in_child(void)
 {
 	list = NULL;
 	running = 0;
+	last_tick = 0;
 	atomic_store(&quit, 0);
 	atomic_store(&sleep_until, LLONG_MAX);
 	atomic_store(&interruptible_calls, 0);

@@ -4,11 +4,16 @@
  * watch on the monitor's list; a call tells its watch when it begins (with
  * its deadline) and ends, which costs no system call while the monitor is
  * awake or sleeps until an earlier deadline.  The monitor sleeps until the
- * next deadline, or until rco_stop or the library's SIGINT handler wakes
- * it, then stops the calls concerned (team_stop) and sends their running
+ * next deadline (at most 100 ms while a call has one), or until rco_stop
+ * or the library's SIGINT handler wakes it, then stops the calls concerned (team_stop) and sends their running
  * cores the stop signal again every 100 ms while they run: a kernel that
  * blocks it on the caller's own thread cannot be left behind, as one on a
  * worker can, so the call waits for it.
+ *
+ * A time limit counts the time the process ran: when the monitor wakes
+ * more than 200 ms after its last wake (100 ms before), the process was
+ * stopped (SIGSTOP, Ctrl-Z) or the machine suspended, and the deadlines of
+ * the calls in progress move by that time beyond 100 ms.
  *
  * SIGINT, for the libraries opened with stop_on_interrupt: while such a
  * call is in progress, the handler keeps the signal and has the monitor

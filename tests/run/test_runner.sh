@@ -229,6 +229,20 @@ check_eq "Ctrl-C on eight cores: the core stopped, and those not started" \
 	"signal INT:run-custom-op: core 0: op mischief: still running when the op was interrupted (SIGINT): stopped
 run-custom-op: core 1: op mischief: not started when the op was interrupted (SIGINT)"
 
+# ---- a stop does not count against the time limit ----
+# Kernel 31 takes 1 s on core 0; the runner is stopped for 3 s of it.
+start_reporting_end "$WORK/ended" "$RUN" --timeout 2 --op mischief --in "$WORK/ten.npy" \
+	--scalar 31 --scalar 0 --out "$WORK/after_stop.npy" "$MISCHIEF/multi/mischief" 2>"$WORK/.err"
+sleep 0.3
+kill -STOP "$pid"
+sleep 3
+kill -CONT "$pid"
+wait_for_end "$WORK/ended"
+check_eq "time stopped (SIGSTOP, then SIGCONT) is not counted in the time limit" \
+	"$(cat "$WORK/ended"):$(grep -v "^==[0-9]*==WARNING: ASan" "$WORK/.err")" "exit 0:"
+check_eq "the op stopped for a while gives its result" \
+	"$(npy show "$WORK/after_stop.npy")" "<f4 (10,): 0.0 0.0 0.0 0.0 0.0 0.0 1.0 2.0 3.0 4.0"
+
 # ---- finding the build ----
 mkdir -p "$WORK/xtensa"
 cp "$FAKE/fake.so" "$WORK/xtensa/"
