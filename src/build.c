@@ -357,151 +357,213 @@ static int jobs_of(const struct bco_request *request)
 	return online > 0 ? (int)(online < 256 ? online : 256) : 1;
 }
 
-static int run_build(struct call *call, bco_result **result)
+/* What a build has checked and laid out before it writes anything. */
+struct layout {
+	const char *name;      /* the library's */
+	const char *build_dir;
+	struct plan plan;
+	const char *wrapper;   /* wrapper.cpp's text */
+	const char *log_path;
+	struct buildlog *log;  /* in the arena: call_end closes its append descriptor even
+	                        * after an out-of-memory jump left the frame that opened it */
+};
+
+/* Checks every input, resolves the tools and lays out the steps; writes
+ * nothing.  A usage error comes before any file is looked at. */
+static int lay_out(struct call *call, struct layout *layout)
 {
 	const struct bco_request *request = call->request;
 	struct arena *arena = &call->arena;
 	struct diag *diag = &call->diag;
-	/* A usage error, before any file is looked at. */
 	unsigned sanitizers;
 	if (sanitize_parse(request->sanitize, request->target, &sanitizers, diag) != 0)
 		return -1;
-	const char *name = inputs_library_name(arena, request->name, diag);
+	layout->name = inputs_library_name(arena, request->name, diag);
 	const char *const *sources = NULL;
-	if (!name || validate_request_ops(call) != 0 ||
+	if (!layout->name || validate_request_ops(call) != 0 ||
 	    inputs_sources(arena, request, &sources, diag) != 0)
 		return -1;
 	if (request->jobs < 0)
 		return diag_fail(diag, BCO_ERROR_USAGE, "jobs must be at least 1 (0 means one per CPU)");
-
-	struct toolchain toolchain;
-	if (target_resolve(arena, request, !request->dry_run, &toolchain, diag) != 0)
+	if (target_resolve(arena, request, !request->dry_run, &call->toolchain, diag) != 0)
 		return -1;
-	call->toolchain = toolchain;
-	const char *build_dir = inputs_build_dir(arena, request->build_dir, diag);
-	if (!build_dir || inputs_check_users_files(arena, build_dir, diag) != 0)
+	layout->build_dir = inputs_build_dir(arena, request->build_dir, diag);
+	if (!layout->build_dir || inputs_check_users_files(arena, layout->build_dir, diag) != 0)
 		return -1;
 	int pack = request->target == BCO_TARGET_XTENSA && !cflags_contain(request, "-g");
-	struct plan plan;
-	if (plan_build(arena, &toolchain, build_dir, name, sources, request->source_count,
-	               request->multicore, pack, &plan, diag) != 0)
+	if (plan_build(arena, &call->toolchain, layout->build_dir, layout->name, sources,
+	               request->source_count, request->multicore, pack, &layout->plan, diag) != 0)
 		return -1;
+	layout->wrapper = codegen_wrapper(arena, call->ops, call->op_count,
+	                                  target_stack_switch_tail(request->target));
+	layout->log_path = arena_printf(arena, "%s/.build-custom-op.log", layout->build_dir);
+	layout->log = arena_alloc(arena, sizeof *layout->log);
+	return 0;
+}
 
-	const char *wrapper = codegen_wrapper(arena, call->ops, call->op_count,
-	                                      target_stack_switch_tail(request->target));
-	char *log_path = arena_printf(arena, "%s/.build-custom-op.log", build_dir);
-	/* In the arena: call_end closes its append descriptor even after an
-	 * out-of-memory jump left this frame. */
-	struct buildlog *log = arena_alloc(arena, sizeof *log);
+/* Reads the build log and marks the steps that are up to date; returns how
+ * many are to run.  lock_fd: the lock's descriptor, -1 in a dry run. */
+static size_t mark_steps(struct call *call, struct layout *layout, int lock_fd,
+                         struct state *state, int *warned)
+{
+	buildlog_load(&call->arena, layout->log_path, layout->build_dir, layout->log);
+	state_init(state, &call->arena, &layout->plan, layout->log, &call->toolchain, layout->name,
+	           lock_fd);
+	size_t to_run = state_mark_up_to_date(state);
+	report_future(call, state, warned);
+	return to_run;
+}
+
+/* A dry run: reports the commands of the steps that would run, as ninja -n
+ * does, and writes nothing, not even the build directory. */
+static void report_dry_run(struct call *call, struct layout *layout)
+{
+	struct plan *plan = &layout->plan;
 	struct state state;
 	int warned = 0;
-	if (request->dry_run) {
-		/* Nothing is written, not even the build directory: the steps
-		 * that would run are reported, as ninja -n does. */
-		buildlog_load(arena, log_path, build_dir, log);
-		state_init(&state, arena, &plan, log, &toolchain, name, -1);
-		if (!fs_holds(arena, plan.wrapper_source, wrapper, strlen(wrapper)))
-			plan.files[plan.compile_count - 1].changed = 1;
-		state_mark_up_to_date(&state);
-		report_future(call, &state, &warned);
-		for (size_t i = 0; i < plan.step_count; i++) {
-			if (plan.steps[i].state != STEP_PENDING)
-				continue;
-			struct buffer command;
-			buffer_init(&command, arena);
-			buffer_put_shell_command(&command, plan.steps[i].argv);
-			report(request, BCO_MESSAGE_COMMAND, command.data);
-		}
-	} else {
-		/* Every input is checked: from here on the build writes, and an
-		 * interrupt stops it cleanly. */
-		if (fs_make_directories(arena, build_dir, diag) != 0)
-			return -1;
-		if (interrupt_catch(&call->interrupts, -1) != 0)
-			return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot catch SIGINT, SIGTERM and SIGHUP: %s",
-			                 strerror(errno));
-		call->catching_interrupts = 1;
-		if (take_lock(call, build_dir) != 0)
-			return -1;
-		char cwd[PATH_MAX];
-		if (!getcwd(cwd, sizeof cwd))
-			return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot read the working directory: %s", strerror(errno));
-		if (compdb_write(arena, &plan, cwd, arena_printf(arena, "%s/compile_commands.json", build_dir), diag) != 0 ||
-		    inputs_claim_compile_commands(arena, build_dir, diag) != 0)
-			return -1;
-		if (fs_write_atomic(arena, plan.wrapper_source, wrapper, strlen(wrapper), diag) != 0)
-			return -1;
-		buildlog_load(arena, log_path, build_dir, log);
-		state_init(&state, arena, &plan, log, &toolchain, name, call->lock_fd);
-		size_t to_run = state_mark_up_to_date(&state);
-		report_future(call, &state, &warned);
-		if (remove_dead_outputs(call, &plan, &state, build_dir) != 0)
-			return -1;
-		if (to_run > 0 || state.log_changed) {
-			/* Forget what is about to be rebuilt first: a build killed
-			 * mid-step must not leave a partial output that the log vouches for. */
-			for (size_t i = 0; i < plan.step_count; i++)
-				if (plan.steps[i].state == STEP_PENDING)
-					for (size_t o = 0; o < plan.steps[i].output_count; o++)
-						buildlog_forget(log, plan_output_name(&plan, plan.steps[i].outputs[o]));
-			if (buildlog_save(log, log_path, diag) != 0)
-				return -1;
-		}
-		if (to_run > 0) {
-			struct recorder recorder = { .state = &state, .lock_fd = call->lock_fd };
-			recorder.groups = arena_array(arena, plan.step_count, sizeof(pid_t));
-			diag_init(&recorder.diag, arena);
-			call->log = log;
-			if (buildlog_open_append(log, log_path, diag) != 0)
-				return -1;
-			struct exec_options options = {
-				.jobs = jobs_of(request),
-				.keep_going = request->keep_going,
-				.verbose = request->verbose,
-				.environment = toolchain.environment,
-				.progress = request->progress ? report_step : NULL,
-				.progress_context = call,
-				.explain_failure = explain_failure,
-				.explain_context = call,
-				.step_starting = step_starting,
-				.step_spawned = step_spawned,
-				.step_finished = step_finished,
-				.hook_context = &recorder,
-			};
-			int status = exec_run(arena, plan.steps, plan.step_count, &options, diag);
-			buildlog_close_append(log);
-			report_future(call, &state, &warned);
-			if (status != 0)
-				return -1;
-			if (recorder.failed) {
-				*diag = recorder.diag;
-				return -1;
-			}
-		}
-		/* Only now: every library it names is linked. */
-		if (request->target == BCO_TARGET_HOST &&
-		    opsrecord_write(arena, call->ops, call->op_count, plan.artifacts, plan.artifact_count,
-		                    arena_printf(arena, "%s/%s.ops", build_dir, name), diag) != 0)
+	if (!fs_holds(&call->arena, plan->wrapper_source, layout->wrapper, strlen(layout->wrapper)))
+		plan->files[plan->compile_count - 1].changed = 1;
+	mark_steps(call, layout, -1, &state, &warned);
+	for (size_t i = 0; i < plan->step_count; i++) {
+		if (plan->steps[i].state != STEP_PENDING)
+			continue;
+		struct buffer command;
+		buffer_init(&command, &call->arena);
+		buffer_put_shell_command(&command, plan->steps[i].argv);
+		report(call->request, BCO_MESSAGE_COMMAND, command.data);
+	}
+}
+
+/* Makes the build directory, catches the interrupts, takes the lock and
+ * writes compile_commands.json and wrapper.cpp: from here on the build
+ * writes, and an interrupt stops it cleanly. */
+static int open_build_dir(struct call *call, struct layout *layout)
+{
+	struct arena *arena = &call->arena;
+	struct diag *diag = &call->diag;
+	if (fs_make_directories(arena, layout->build_dir, diag) != 0)
+		return -1;
+	if (interrupt_catch(&call->interrupts, -1) != 0)
+		return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot catch SIGINT, SIGTERM and SIGHUP: %s",
+		                 strerror(errno));
+	call->catching_interrupts = 1;
+	if (take_lock(call, layout->build_dir) != 0)
+		return -1;
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof cwd))
+		return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot read the working directory: %s", strerror(errno));
+	const char *compdb = arena_printf(arena, "%s/compile_commands.json", layout->build_dir);
+	if (compdb_write(arena, &layout->plan, cwd, compdb, diag) != 0 ||
+	    inputs_claim_compile_commands(arena, layout->build_dir, diag) != 0)
+		return -1;
+	return fs_write_atomic(arena, layout->plan.wrapper_source, layout->wrapper,
+	                       strlen(layout->wrapper), diag);
+}
+
+/* Runs the pending steps in parallel, recording each in the log as it ends. */
+static int run_steps(struct call *call, struct layout *layout, struct state *state, int *warned)
+{
+	const struct bco_request *request = call->request;
+	struct arena *arena = &call->arena;
+	struct plan *plan = &layout->plan;
+	struct recorder recorder = { .state = state, .lock_fd = call->lock_fd };
+	recorder.groups = arena_array(arena, plan->step_count, sizeof(pid_t));
+	diag_init(&recorder.diag, arena);
+	call->log = layout->log;
+	if (buildlog_open_append(layout->log, layout->log_path, &call->diag) != 0)
+		return -1;
+	struct exec_options options = {
+		.jobs = jobs_of(request),
+		.keep_going = request->keep_going,
+		.verbose = request->verbose,
+		.environment = call->toolchain.environment,
+		.progress = request->progress ? report_step : NULL,
+		.progress_context = call,
+		.explain_failure = explain_failure,
+		.explain_context = call,
+		.step_starting = step_starting,
+		.step_spawned = step_spawned,
+		.step_finished = step_finished,
+		.hook_context = &recorder,
+	};
+	int status = exec_run(arena, plan->steps, plan->step_count, &options, &call->diag);
+	buildlog_close_append(layout->log);
+	report_future(call, state, warned);
+	if (status != 0)
+		return -1;
+	if (recorder.failed) {
+		call->diag = recorder.diag;
+		return -1;
+	}
+	return 0;
+}
+
+/* The build itself: the steps that are not up to date run, then a host
+ * build's .ops record is written. */
+static int build(struct call *call, struct layout *layout)
+{
+	struct plan *plan = &layout->plan;
+	if (open_build_dir(call, layout) != 0)
+		return -1;
+	struct state state;
+	int warned = 0;
+	size_t to_run = mark_steps(call, layout, call->lock_fd, &state, &warned);
+	if (remove_dead_outputs(call, plan, &state, layout->build_dir) != 0)
+		return -1;
+	if (to_run > 0 || state.log_changed) {
+		/* Forget what is about to be rebuilt first: a build killed
+		 * mid-step must not leave a partial output that the log vouches for. */
+		for (size_t i = 0; i < plan->step_count; i++)
+			if (plan->steps[i].state == STEP_PENDING)
+				for (size_t o = 0; o < plan->steps[i].output_count; o++)
+					buildlog_forget(layout->log, plan_output_name(plan, plan->steps[i].outputs[o]));
+		if (buildlog_save(layout->log, layout->log_path, &call->diag) != 0)
 			return -1;
 	}
+	if (to_run > 0 && run_steps(call, layout, &state, &warned) != 0)
+		return -1;
+	/* Only now: every library it names is linked. */
+	if (call->request->target == BCO_TARGET_HOST &&
+	    opsrecord_write(&call->arena, call->ops, call->op_count, plan->artifacts,
+	                    plan->artifact_count,
+	                    arena_printf(&call->arena, "%s/%s.ops", layout->build_dir, layout->name),
+	                    &call->diag) != 0)
+		return -1;
+	return 0;
+}
 
+/* The artifacts' paths, as the caller frees them (bco_result_free). */
+static bco_result *result_of(struct arena *arena, const struct plan *plan)
+{
 	bco_result *out = calloc(1, sizeof *out);
 	if (!out)
 		arena_fail(arena);
-	out->paths = calloc(plan.artifact_count, sizeof(char *));
+	out->paths = calloc(plan->artifact_count, sizeof(char *));
 	if (!out->paths) {
 		free(out);
 		arena_fail(arena);
 	}
-	out->count = plan.artifact_count;
-	for (size_t i = 0; i < plan.artifact_count; i++) {
-		out->paths[i] = strdup(plan.artifacts[i]);
+	out->count = plan->artifact_count;
+	for (size_t i = 0; i < plan->artifact_count; i++) {
+		out->paths[i] = strdup(plan->artifacts[i]);
 		if (!out->paths[i]) {
 			bco_result_free(out);
 			arena_fail(arena);
 		}
 	}
-	*result = out;
+	return out;
+}
+
+static int run_build(struct call *call, bco_result **result)
+{
+	struct layout layout;
+	if (lay_out(call, &layout) != 0)
+		return -1;
+	if (call->request->dry_run)
+		report_dry_run(call, &layout);
+	else if (build(call, &layout) != 0)
+		return -1;
+	*result = result_of(&call->arena, &layout.plan);
 	return 0;
 }
 
