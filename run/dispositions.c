@@ -228,16 +228,6 @@ void dispositions_refresh_signal(int number)
 		refresh(signal->group, number);
 }
 
-int dispositions_ignored(int number)
-{
-	struct held_signal *signal = find(number);
-	struct sigaction own;
-	if (!signal)
-		return 0;
-	read_own(signal, &own);
-	return is_ignore(&own);
-}
-
 static void set_default(int number)
 {
 	struct sigaction fallback;

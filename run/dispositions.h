@@ -44,9 +44,6 @@ void dispositions_refresh_signal(int signal_number);
  * happens again on return, a sent signal is sent again), or ignores it.
  * Async-signal-safe; called by the library's handlers only. */
 void dispositions_pass_on(int signal_number, siginfo_t *info, void *ucontext);
-/* Whether the process's own disposition of a held signal is to ignore it
- * (async-signal-safe). */
-int dispositions_ignored(int signal_number);
 /* Delivers signal_number now to the process's own disposition, from normal
  * code (a SIGINT the library kept while it stopped an op): raises it with
  * the process's disposition in place, then puts the library's back. */

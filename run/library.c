@@ -404,10 +404,8 @@ int rco_op_count(const rco_library *library)
 
 int rco_op_index(const rco_library *library, const char *name)
 {
-	for (int i = 0; library && name && i < library->ops.count; i++)
-		if (strcmp(library->ops.ops[i].name, name) == 0)
-			return i;
-	return -1;
+	const struct op_record *op = library && name ? ops_find(&library->ops, name) : NULL;
+	return op ? (int)(op - library->ops.ops) : -1;
 }
 
 static const struct op_record *op_at(const rco_library *library, int index)

@@ -22,18 +22,6 @@ static int fail(char error[OPSFILE_ERROR_SIZE], const char *format, ...)
 	return -1;
 }
 
-const char *op_kind_name(char kind)
-{
-	switch (kind) {
-	case 'T': return "Tensor";
-	case 'S': return "Scalar";
-	case 'i': return "int";
-	case 'f': return "float";
-	case 'l': return "long long";
-	default: return "unknown";
-	}
-}
-
 static char *copy_span(const char *start, size_t length)
 {
 	char *copy = malloc(length + 1);

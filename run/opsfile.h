@@ -65,8 +65,6 @@ void ops_list_names(const struct ops_file *ops, char *out, size_t out_size);
 /* Writes argument index's part of the signature ("Scalar a") into out, or
  * "argument N" (1-based) when the signature cannot be split into the kinds. */
 void op_argument_text(const struct op_record *op, int index, char *out, size_t out_size);
-/* The name of a kind letter: "Tensor", "Scalar", "int", "float", "long long". */
-const char *op_kind_name(char kind);
 /* Frees what ops_parse allocated. */
 void ops_free(struct ops_file *ops);
 
