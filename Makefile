@@ -24,7 +24,7 @@ LIBRARY_SOURCES = \
 	src/interrupt.c src/exec.c src/compdb.c src/build.c
 LIBRARY_OBJECTS = $(LIBRARY_SOURCES:src/%.c=obj/%.o)
 # The command's own front-end, on top of the library.
-COMMAND_SOURCES = src/main.c src/console.c src/bundle_command.c
+COMMAND_SOURCES = src/main.c src/console.c src/bundle_command.c src/program.c
 COMMAND_OBJECTS = $(COMMAND_SOURCES:src/%.c=obj/%.o)
 
 # Fragments add to these: programs to build, tests to run, files to clean.

@@ -18,6 +18,7 @@
 #include "npy.h"
 #include "options.h"
 #include "output_file.h"
+#include "program.h"
 #include "profile_report.h"
 #include "runcustomop.h"
 #include "sanitized.h"
@@ -281,9 +282,8 @@ static void note_interrupt(int signal_number)
 static void end_by_interrupt(void)
 {
 	fflush(stdout);
-	signal(SIGINT, SIG_DFL);
-	raise(SIGINT);
-	_exit(EXIT_FAILED); /* SIGINT blocked by whoever started us */
+	program_end_by_signal(SIGINT);
+	_exit(EXIT_FAILED); /* not reached: SIGINT's default action ends the process */
 }
 
 /* Runs the op; returns rco_run's status. */
@@ -313,19 +313,10 @@ static int run_op(rco_library *library, int op, const struct rco_argument *argum
 	return status;
 }
 
-/* A standard descriptor closed at start would be the number of the next
- * file opened (an output, a library), and printing would write into it. */
-static void open_standard_descriptors(void)
-{
-	for (int fd = 0; fd <= 2; fd++)
-		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
-		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
-			_exit(EXIT_FAILED);
-}
-
 int main(int argc, char **argv)
 {
-	open_standard_descriptors();
+	if (program_open_standard_descriptors() != 0)
+		return EXIT_FAILED;
 	struct run_options options;
 	char error[OPTIONS_ERROR_SIZE > ARGUMENTS_ERROR_SIZE ? OPTIONS_ERROR_SIZE
 	                                                     : ARGUMENTS_ERROR_SIZE];

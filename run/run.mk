@@ -8,7 +8,7 @@ RCO_OBJECTS = $(RCO_SOURCES:run/%.c=obj/run/%.o) obj/library_id.o
 RUN_SOURCES = run/main.c run/options.c run/arguments.c run/npy.c run/console.c run/compare.c \
 	run/profile_report.c
 # The .npy output is written as every user-named output is (src/output_file.h).
-RUN_OBJECTS = $(RUN_SOURCES:run/%.c=obj/run/%.o) obj/output_file.o
+RUN_OBJECTS = $(RUN_SOURCES:run/%.c=obj/run/%.o) obj/output_file.o obj/program.o
 RUN_CPPFLAGS = -Isdk/host/include
 RCO_LIBS = -pthread -ldl -lm
 

@@ -19,6 +19,7 @@
 #include "console.h"
 #include "fsutil.h"
 #include "output_file.h"
+#include "program.h"
 
 enum { EXIT_BUILD_ERROR = 1, EXIT_USAGE = 2 };
 
@@ -500,22 +501,6 @@ static int carry_out(struct command *command)
 	return EXIT_BUILD_ERROR;
 }
 
-/* A standard descriptor closed at start would be taken by the next file
- * the build opens (its lock), and progress would be written into that:
- * /dev/null takes its place.  Returns 0, or -1 when /dev/null cannot. */
-static int open_standard_descriptors(void)
-{
-	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
-		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
-			continue;
-		/* The lower descriptors are open, so open() returns fd. */
-		int opened = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
-		if (opened != fd)
-			return -1;
-	}
-	return 0;
-}
-
 /* Everything for stdout is written by now: a failed write (a full disk,
  * /dev/full) is an error, never a silent success. */
 static int finish_stdout(int code)
@@ -529,25 +514,9 @@ static int finish_stdout(int code)
 	return code == 0 ? EXIT_BUILD_ERROR : code;
 }
 
-/* The build stopped for a signal and cleaned up: end by that signal, as
- * make does, so that a caller (a shell loop) stops too. */
-static void die_by_signal(int signal_number)
-{
-	struct sigaction action;
-	memset(&action, 0, sizeof action);
-	action.sa_handler = SIG_DFL;
-	sigemptyset(&action.sa_mask);
-	sigaction(signal_number, &action, NULL);
-	sigset_t unblock;
-	sigemptyset(&unblock);
-	sigaddset(&unblock, signal_number);
-	sigprocmask(SIG_UNBLOCK, &unblock, NULL);
-	raise(signal_number);
-}
-
 int main(int argc, char **argv)
 {
-	if (open_standard_descriptors() != 0)
+	if (program_open_standard_descriptors() != 0)
 		return EXIT_BUILD_ERROR;
 	if (argc > 1 && strcmp(argv[1], "bundle") == 0)
 		return bundle_command(argc - 1, argv + 1);
@@ -559,7 +528,8 @@ int main(int argc, char **argv)
 	command_free(&command);
 	code = finish_stdout(code);
 	fflush(stderr);
+	/* The build stopped for a signal and cleaned up: end by that signal. */
 	if (interrupted_by)
-		die_by_signal(interrupted_by);
+		program_end_by_signal(interrupted_by);
 	return code;
 }
