@@ -108,7 +108,7 @@ ASAN_TREE = build/asan
 check-asan:
 	sh tests/copy-tree.sh $(ASAN_TREE)
 	$(MAKE) -C $(ASAN_TREE) SANITIZE="$(SANITIZERS)" \
-		PYTHON_TEST_ENV="LD_PRELOAD=$$($(CC) -print-file-name=libasan.so):$$($(CC) -print-file-name=libubsan.so) ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=0" \
+		TEST_TIMEOUT=1800 PYTHON_TEST_ENV="LD_PRELOAD=$$($(CC) -print-file-name=libasan.so):$$($(CC) -print-file-name=libubsan.so) ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=0" \
 		test
 
 # The end-to-end tests with build-custom-op (and, in the scripts listed in

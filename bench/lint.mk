@@ -1,11 +1,11 @@
-# lint.mk - static analysis of src/ (included by Makefile).  cppcheck with
+# lint.mk - static analysis of src/ and run/ (included by Makefile).  cppcheck with
 # the checks that find bugs (not style), then clang-tidy with the checks
 # listed and justified in .clang-tidy.  A finding fails; fix it, or suppress
 # it inline with a reason (cppcheck-suppress ID, NOLINT(check)).
 CPPCHECK = cppcheck
 CLANG_TIDY = clang-tidy
-LINT_SOURCES = $(LIBRARY_SOURCES) $(COMMAND_SOURCES)
-LINT_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc
+LINT_SOURCES = $(LIBRARY_SOURCES) $(COMMAND_SOURCES) $(RCO_SOURCES) $(RUN_SOURCES)
+LINT_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -Irun $(RUN_CPPFLAGS)
 # cppcheck 2.10 ignores C11's _Noreturn, so it would take the code after
 # "if (!p) arena_fail(...)" to run with p NULL; the attribute it knows.
 CPPCHECK_NORETURN = '-D_Noreturn=__attribute__((noreturn))'

@@ -19,7 +19,7 @@ static void format_shape(char *out, size_t out_size, const struct npy_array *arr
 /* Writes flat index as a C-order multi-index: "[3, 1]". */
 static void format_index(char *out, size_t out_size, const struct npy_array *array, size_t flat)
 {
-	uint64_t index[NPY_MAX_RANK];
+	uint64_t index[NPY_MAX_RANK] = {0};
 	for (int i = array->rank - 1; i >= 0; i--) {
 		index[i] = flat % array->shape[i];
 		flat /= array->shape[i];

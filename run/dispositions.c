@@ -21,12 +21,12 @@
 #include "fault.h"
 
 struct held_signal {
+	struct sigaction own;     /* the process's own disposition */
 	int number;
 	enum disposition_group group;
 	/* Its default action ends the process, and a handler of the process's
 	 * may hand it back to the library's (see call_in_place). */
 	int fatal;
-	struct sigaction own;     /* the process's own disposition */
 	atomic_uint version;      /* odd while own is written */
 };
 

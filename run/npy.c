@@ -154,10 +154,12 @@ static int read_string(struct header_cursor *cursor, char *out, size_t out_size,
 		if (c == '\\')
 			return fail(error, "malformed header: escape sequences in strings are not supported "
 			                   "(header byte %zu)", cursor->at - 1);
-		if (kept + 4 < out_size)
-			out[kept++] = (c >= 0x20 && c < 0x7f) ? (char)(unsigned char)c : '?';
-		else
+		if (kept + 4 >= out_size)
 			cut = 1;
+		else if (c >= 0x20 && c < 0x7f)
+			out[kept++] = (char)c;
+		else
+			out[kept++] = '?';
 	}
 	if (cursor->at >= cursor->length)
 		return fail(error, "malformed header: a string is not closed");
@@ -263,7 +265,9 @@ static int read_entry(struct header_cursor *cursor, struct header_fields *fields
 		return fail(error, "malformed header: key '%s' given twice", key);
 	*seen = 1;
 
-	char c = cursor->at < cursor->length ? cursor->text[cursor->at] : '\0';
+	char c = '\0';
+	if (cursor->at < cursor->length)
+		c = cursor->text[cursor->at];
 	if (seen == &fields->have_descr) {
 		if (c == '[') {
 			fields->descr_is_string = 0;

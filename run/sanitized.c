@@ -95,7 +95,7 @@ static int read_dynamic(int fd, Elf64_Phdr **segments, size_t *segment_count, El
 			dynamic = &(*segments)[i];
 	if (!dynamic)
 		return 0;
-	if (dynamic->p_filesz > 1024 * 1024)
+	if (dynamic->p_filesz > (size_t)1024 * 1024)
 		return -1;
 	*entry_count = dynamic->p_filesz / sizeof(Elf64_Dyn);
 	*entries = malloc(*entry_count * sizeof **entries + 1);

@@ -383,8 +383,10 @@ static int lay_out(struct call *call, struct layout *layout)
 	if (!layout->name || validate_request_ops(call) != 0 ||
 	    inputs_sources(arena, request, &sources, diag) != 0)
 		return -1;
-	if (request->jobs < 0)
-		return diag_fail(diag, BCO_ERROR_USAGE, "jobs must be at least 1 (0 means one per CPU)");
+	if (request->jobs < 0) {
+		diag_fail(diag, BCO_ERROR_USAGE, "jobs must be at least 1 (0 means one per CPU)");
+		return -1;
+	}
 	if (target_resolve(arena, request, !request->dry_run, &call->toolchain, diag) != 0)
 		return -1;
 	layout->build_dir = inputs_build_dir(arena, request->build_dir, diag);
