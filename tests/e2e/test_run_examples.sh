@@ -22,11 +22,12 @@ run_op() { run_capture "$RUN" "$@"; }
 
 host_build relu 'my_ops::relu(Tensor x) -> Tensor' "$TOP/examples/relu/relu.cpp" -v -j 1
 check_eq "the single-core relu builds for the host" "$status:$out" "0:build/relu.so"
-# The compiler build-custom-op chooses, and the flags for its family.
+# The compiler build-custom-op chooses, and the flags for its family (its
+# warnings' names, and its spelling of the runtime's access checks).
 if [ -n "${CXX:-}" ]; then host_cxx=$CXX; elif command -v clang++ >/dev/null; then host_cxx=clang++; else host_cxx=c++; fi
 case $(basename "$(realpath "$(command -v "$host_cxx")")") in
-*clang*) family_flags="-Wno-error=constant-conversion -Wno-c99-designator" ;;
-*g++* | *gcc*) family_flags="-Wno-error=overflow -Wno-error=sign-compare" ;;
+*clang*) family_flags="-Wno-error=constant-conversion -Wno-c99-designator -fsanitize=kernel-address -mllvm -asan-instrumentation-with-call-threshold=0 -mllvm -asan-stack=0 -mllvm -asan-globals=0" ;;
+*g++* | *gcc*) family_flags="-Wno-error=overflow -Wno-error=sign-compare -fsanitize=kernel-address --param=asan-instrumentation-with-call-threshold=0 --param=asan-stack=0 --param=asan-globals=0" ;;
 esac
 check_eq "-v shows each host command, shell-quoted, before its status line" "$(printf '%s\n' "$err" | sed -n '1,2p;5,6p')" \
 "$host_cxx -std=c++14 -fPIC -O2 -g -MMD -MP -MF build/relu.d -Wall -Werror -fstack-clash-protection -Wno-error=format -Wno-error=int-to-pointer-cast -Wno-error=narrowing $family_flags -I$TOP/sdk/host/include -c -o build/relu.o $TOP/examples/relu/relu.cpp
@@ -110,5 +111,5 @@ check_eq "the official sample's bug is exposed on 21 elements" "$status" 1
 # Core 7's share is enlarged to 2 + 21 % 8 = 7 before it becomes the
 # multiplier of the offset: 7 * 7 = 49, past the end.
 check_eq "the report names the core, the op and the rule it broke" "$err" \
-	"run-custom-op: core 7: op relu: tensor_to_tcm: elements [49, 56) are outside the tensor, which holds 21 elements of 4 bytes"
+	"run-custom-op: core 7: op relu: tensor_to_tcm: elements [49, 56) are outside argument 1 (Tensor x), which holds 21 elements of 4 bytes"
 finish

@@ -39,6 +39,24 @@ const char *cpp_type_name(c10::ScalarType type)
     return "?";
 }
 
+std::string describe_argument(int number)
+{
+    std::string text = "argument " + std::to_string(number);
+    customop_host_call *call = current_call();
+    if (call && call->arg_names && number >= 1 && number <= call->arg_count && call->arg_names[number - 1])
+        text += std::string(" (") + call->arg_names[number - 1] + ")";
+    return text;
+}
+
+std::string describe_tensor(const TensorImpl &tensor)
+{
+    if (tensor.argument > 0)
+        return describe_argument(tensor.argument);
+    if (tensor.argument < 0)
+        return "the output";
+    return std::string("a tensor made by ") + tensor.made_by;
+}
+
 } // namespace neuron_host
 
 namespace at {
