@@ -44,19 +44,34 @@ $NPY make x.npy '<f4' 5 -2 -1 0 1.5 2
 run_op --in x.npy --out y.npy build/relu
 check_eq "single-core relu runs" "$status:$($NPY show y.npy)" "0:<f4 (5,): 0.0 0.0 0.0 1.5 2.0"
 
-rm -rf build
-host_build relu 'my_ops::relu(Tensor x) -> Tensor' "$TOP/examples/relu_multicore/relu.cpp" --multicore
-check_eq "the multicore relu builds eight host libraries" "$status:$(printf '%s\n' "$out" | wc -l)" "0:8"
-for count in 3 8 21 1000 10001; do
-	# shellcheck disable=SC2046
-	$NPY make x.npy '<f4' "$count" $(floats "$count")
-	# shellcheck disable=SC2046
-	$NPY make want.npy '<f4' "$count" $(relu_of "$count")
-	run_op --in x.npy --out y.npy --expect want.npy build/relu
-	check_eq "multicore relu on 8 cores, $count elements" "$status:$err" "0:"
-done
+# multicore_relu SOURCE WHAT: builds a multicore relu and runs it on even
+# and uneven sizes, with the output checks.
+multicore_relu() {
+	rm -rf build
+	host_build relu 'my_ops::relu(Tensor x) -> Tensor' "$1" --multicore
+	check_eq "the $2 builds eight host libraries" "$status:$(printf '%s\n' "$out" | wc -l)" "0:8"
+	for count in 3 8 21 1000 10001; do
+		# shellcheck disable=SC2046
+		$NPY make x.npy '<f4' "$count" $(floats "$count")
+		# shellcheck disable=SC2046
+		$NPY make want.npy '<f4' "$count" $(relu_of "$count")
+		run_op --in x.npy --out y.npy --expect want.npy build/relu
+		check_eq "$2 on 8 cores, $count elements, every element written once" "$status:$err" "0:"
+	done
+}
+multicore_relu "$TOP/examples/relu_multicore/relu.cpp" "multicore relu"
 run_op --cores 1 --in x.npy build/relu
 check_eq "--cores 1 needs relu.so, which a multicore build does not make" "$status" 1
+
+# The same relu written with custom_op.h: neuron_memcpy between HBM and a
+# data RAM buffer, the output written through its HBM address.
+multicore_relu "$TOP/examples/relu_memcpy/relu.cpp" "custom_op.h relu"
+run_op --in x.npy --profile profile.json build/relu
+check_eq "its neuron_memcpy calls are priced as TCM copies: 40004 bytes each way over the 8 cores" \
+	"$status:$(python3 -c 'import json, sys
+cores = json.load(open(sys.argv[1]))["cores"]
+print(sum(c["tensor_to_tcm_bytes"] for c in cores), sum(c["tcm_to_tensor_bytes"] for c in cores))' profile.json)" \
+	"0:40004 40004"
 
 rm -rf build
 host_build axpby 'my_ops::axpby(Tensor x, Tensor y, Scalar a, float b, int n) -> Tensor' "$TOP/examples/axpby/axpby.cpp"

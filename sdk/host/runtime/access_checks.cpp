@@ -34,6 +34,9 @@ struct Range {
 
 Range managed[managed_range_count];
 bool extra_ranges;
+// The live TCM block the last checked access was in: the next access to it
+// needs no look-up.
+Range last_block;
 // Above 0 while the runtime copies memory it manages itself (the windows'
 // copies), which its own memcpy calls are not the kernel's accesses.
 int runtime_copying;
@@ -55,7 +58,8 @@ inline void check(const void *pointer, size_t size, bool writes, const void *cod
     if (__builtin_expect(address - managed[0].begin < managed[0].size ||
                              address - managed[1].begin < managed[1].size ||
                              address - managed[2].begin < managed[2].size || extra_ranges,
-                         0))
+                         0) &&
+        !(address - last_block.begin < last_block.size && size <= last_block.size - (address - last_block.begin)))
         check_slow(address, size, writes, code);
 }
 
@@ -69,6 +73,11 @@ void managed_range_set(int which, const void *begin, size_t size)
 void managed_extra_ranges(bool any)
 {
     extra_ranges = any;
+}
+
+void access_block_seen(const void *begin, size_t size)
+{
+    last_block = Range{reinterpret_cast<uintptr_t>(begin), size};
 }
 
 RuntimeCopy::RuntimeCopy()

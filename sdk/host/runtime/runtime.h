@@ -131,6 +131,10 @@ void fill_with_pattern(char *from, char *to);
 enum ManagedRange { managed_tcm, managed_windows, managed_hbm, managed_range_count };
 void managed_range_set(int which, const void *begin, size_t size);
 void managed_extra_ranges(bool any);
+// access_checks.cpp: the bytes of a live TCM block an access was checked
+// in, which the next accesses to it need not look up; tcm.cpp sets it, and
+// sets it to none (NULL, 0) whenever a block goes back to the pool.
+void access_block_seen(const void *begin, size_t size);
 // access_checks.cpp: while one lives, the runtime's own memcpy, memmove
 // and memset calls are not checked as the kernel's (the windows' copies).
 struct RuntimeCopy {

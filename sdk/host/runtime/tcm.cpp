@@ -331,6 +331,7 @@ void *allocate(size_t bytes, const char *owner, const void *caller, size_t align
 // kernel wrote past the block is not reported at the next op).
 void release(size_t start)
 {
+    access_block_seen(nullptr, 0);
     if (has_memory(pool.owner[start])) {
         char *memory = block_memory(start);
         fill(slot_data_end(start) - pool.open_pages[start] * pool.page, slot_data_end(start));
@@ -493,8 +494,10 @@ void tcm_check_access(const char *address, size_t size, bool writes, const void 
         size_t requested = pool.requested[at];
         if (address >= memory && address < memory + requested) {
             size_t left = static_cast<size_t>(memory + requested - address);
-            if (size <= left)
+            if (size <= left) {
+                access_block_seen(memory, requested);
                 return;
+            }
             // An access that starts inside the block and leaves it.
             describe_access(writes, size, code, access, sizeof access);
             describe_block(static_cast<size_t>(at), where, sizeof where);

@@ -113,8 +113,8 @@ public:
     {
         static_assert(sizeof(T *) == 0,
                       "data_ptr() is not available on the device (it throws there): reach tensor data "
-                      "through accessor<T,N>(), read_stream_accessor<T>(), write_stream_accessor<T>() "
-                      "or tcm_accessor()");
+                      "through accessor<T,N>(), read_stream_accessor<T>(), write_stream_accessor<T>(), "
+                      "tcm_accessor(), or q7_data_ptr() with custom_op.h");
         return nullptr;
     }
     template <typename T = void> void storage() const
