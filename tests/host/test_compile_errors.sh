@@ -113,7 +113,8 @@ for compiler in g++ clang++; do
 		continue
 	fi
 	for source in "$WORK/wrapper.cpp" "$TOP/examples/relu/relu.cpp" "$TOP/examples/relu_multicore/relu.cpp" \
-		"$TOP/examples/axpby/axpby.cpp" "$KERNELS/rules.cpp" "$KERNELS/ops.cpp" "$KERNELS/api.cpp" \
+		"$TOP/examples/axpby/axpby.cpp" "$TOP/examples/relu_memcpy/relu.cpp" "$TOP/tests/run/kernels/custom_op.cpp" \
+		"$KERNELS/rules.cpp" "$KERNELS/ops.cpp" "$KERNELS/api.cpp" \
 		"$KERNELS/coherence.cpp" "$KERNELS/limits.cpp" "$KERNELS/big_locals.cpp"; do
 		case $source in
 		"$WORK"/*) label=wrapper.cpp ;;

@@ -41,6 +41,7 @@ Range last_block;
 // copies), which its own memcpy calls are not the kernel's accesses.
 int runtime_copying;
 
+#ifndef CUSTOMOP_HOST_ASAN
 __attribute__((noinline)) void check_slow(uintptr_t address, size_t size, bool writes, const void *code)
 {
     const char *at = reinterpret_cast<const char *>(address);
@@ -62,6 +63,7 @@ inline void check(const void *pointer, size_t size, bool writes, const void *cod
         !(address - last_block.begin < last_block.size && size <= last_block.size - (address - last_block.begin)))
         check_slow(address, size, writes, code);
 }
+#endif
 
 } // namespace
 

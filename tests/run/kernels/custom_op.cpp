@@ -180,7 +180,7 @@ torch::Tensor memcpy_stack(const torch::Tensor &x)
     return out;
 }
 
-torch::Tensor dataram(const torch::Tensor &x)
+torch::Tensor dataram(const torch::Tensor &)
 {
     torch::Tensor out = get_dst_tensor();
     unsigned largest = 0;
@@ -210,7 +210,7 @@ torch::Tensor dataram(const torch::Tensor &x)
     return out;
 }
 
-torch::Tensor hbm_limit(const torch::Tensor &x)
+torch::Tensor hbm_limit(const torch::Tensor &)
 {
     torch::Tensor out = get_dst_tensor();
     uint64_t whole, one, again;
@@ -228,7 +228,7 @@ torch::Tensor hbm_limit(const torch::Tensor &x)
     return out;
 }
 
-torch::Tensor hbm_leak(const torch::Tensor &x)
+torch::Tensor hbm_leak(const torch::Tensor &)
 {
     torch::Tensor out = get_dst_tensor();
     uint64_t kept;
@@ -237,7 +237,7 @@ torch::Tensor hbm_leak(const torch::Tensor &x)
     return out;
 }
 
-torch::Tensor hbm_twice(const torch::Tensor &x)
+torch::Tensor hbm_twice(const torch::Tensor &)
 {
     torch::Tensor out = get_dst_tensor();
     uint64_t block;
