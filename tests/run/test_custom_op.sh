@@ -17,7 +17,7 @@ export NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES=4096
 
 RIGHT="memcpy_relu translate_relu q7_copy"
 MISUSE="q7_partial untranslated stale stale_q7 translate_past memcpy_past memcpy_before memcpy_stack"
-ALLOCATION="dataram hbm_limit hbm_leak hbm_twice tcm_before"
+ALLOCATION="dataram hbm_limit hbm_leak hbm_twice tcm_before translate_made"
 # build DIR CORES OPS [FLAG...]: builds the ops (words, each (Tensor x) ->
 # Tensor) into DIR/c with the compiler flags.
 build() {
@@ -140,4 +140,9 @@ check_eq "an HBM allocation freed twice" "$status:$err" \
 allocation tcm_before
 check_eq "tensor_to_tcm before a tensor's start: the argument named, the offset signed" "$status:$err" \
 	"1:run-custom-op: core 0: op tcm_before: tensor_to_tcm: elements [-75, 925) are outside argument 1 (Tensor x), which holds 1000 elements of 4 bytes"
+$NPY make "$WORK/three.npy" '<f4' 3 1 2 -3
+$NPY make "$WORK/doubled.npy" '<f4' 3 2 4 -6
+run_capture "$RUN" --op translate_made --in "$WORK/three.npy" --expect "$WORK/doubled.npy" "$WORK/allocation/c"
+check_eq "a tensor written through a translated pointer and returned: the copy sees what was written" \
+	"$status:$err" "0:"
 finish

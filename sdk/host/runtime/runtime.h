@@ -172,7 +172,9 @@ void windows_check_access(const char *address, size_t size, bool writes, const v
 // What a fault in the windows' area was; 0 for another address.
 int windows_describe_fault(const void *address, char *text, size_t size);
 // Before the runtime reads or writes bytes of tensor or allocation memory
-// itself: writes back what the kernel changed through windows onto them.
+// itself (neuron_memcpy, the TCM copies, element-wise ops and fill_, the
+// copy of a returned tensor): writes back what the kernel changed through
+// windows onto them.
 void windows_sync(const void *memory, size_t bytes);
 // After the runtime wrote them: windows onto them copy them again.
 void windows_refresh(const void *memory, size_t bytes);

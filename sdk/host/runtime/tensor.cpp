@@ -101,6 +101,7 @@ void Tensor::check_accessor(ScalarType element_type, size_t dims) const
 Tensor &Tensor::fill_(const Scalar &value) const
 {
     const neuron_host::TensorImpl &tensor = impl();
+    neuron_host::windows_sync(tensor.data, tensor.byte_size());
     for (int64_t i = 0; i < tensor.numel; i++) {
         char *element = neuron_host::element_address(tensor, i);
         if (value.isFloatingPoint())
@@ -110,6 +111,7 @@ Tensor &Tensor::fill_(const Scalar &value) const
     }
     neuron_host::ledger_elementwise(tensor.numel, tensor.byte_size());
     neuron_host::ledger_write(tensor, tensor.data, tensor.byte_size());
+    neuron_host::windows_refresh(tensor.data, tensor.byte_size());
     return const_cast<Tensor &>(*this);
 }
 

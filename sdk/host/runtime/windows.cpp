@@ -24,11 +24,13 @@
  * without the checks).  Beside each page a snapshot of what it was given
  * is kept, and what the kernel changed (the bytes that differ from the
  * snapshot) is written back to the tensor when the window is remapped, at
- * the end of the op, and before the runtime reads that memory itself
- * (neuron_memcpy, tensor_to_tcm): so other cores' writes to other parts of
- * the same tensor are never overwritten with a stale copy.  After the
- * runtime wrote the memory (neuron_memcpy to HBM, tcm_to_tensor), the pages
- * of windows onto it are copied again.
+ * the end of the op, and before the runtime reads or writes that memory
+ * itself (neuron_memcpy, the TCM accessor's copies, element-wise ops and
+ * fill_, the copy of a returned tensor): so other cores' writes to other
+ * parts of the same tensor are never overwritten with a stale copy.  After
+ * the runtime wrote the memory, the pages of windows onto it are copied
+ * again.  The element and stream accessors reach tensor memory directly,
+ * and see a window's changes only once they are written back.
  *
  * The core ledger learns of each access through a window from the access
  * checks, as an element access (reads and writes of the output's elements

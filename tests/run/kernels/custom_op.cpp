@@ -20,7 +20,9 @@
  *   hbm_limit(x)         fills the HBM scratch, asks one byte more, frees
  *   hbm_leak(x)          leaves an HBM allocation at its end
  *   hbm_twice(x)         frees an HBM allocation twice
- *   tcm_before(x)        tensor_to_tcm from element i - 75 with i = 0 */
+ *   tcm_before(x)        tensor_to_tcm from element i - 75 with i = 0
+ *   translate_made(x)    returns 2 * x from a tensor it made and wrote through
+ *                        neuron_translate; right */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -257,4 +259,15 @@ torch::Tensor tcm_before(const torch::Tensor &x)
     out.tcm_accessor().tcm_to_tensor<float>(buffer, 0, n);
     torch::neuron::tcm_free(buffer);
     return out;
+}
+
+torch::Tensor translate_made(const torch::Tensor &x)
+{
+    torch::Tensor made = torch::empty({x.numel()}, torch::kFloat);
+    void *ctx = neuron_translate_ctx();
+    float *result = static_cast<float *>(neuron_translate(ctx, made.q7_data_ptr().hbm_addr));
+    const float *in = static_cast<const float *>(neuron_translate(ctx, x.q7_data_ptr().hbm_addr));
+    for (int64_t i = 0; i < x.numel(); i++)
+        result[i] = 2.0f * in[i];
+    return made;
 }
