@@ -171,13 +171,24 @@ void remap(Window &window, bool keep_changes)
         return;
     if (keep_changes)
         write_back(window);
-    size_t size = window.pages * state.page;
-    if (size) {
-        mprotect(window.begin, size, PROT_NONE);
-        mprotect(snapshot_of(window.begin), size, PROT_NONE);
-        madvise(window.begin, size, MADV_DONTNEED);
-        madvise(snapshot_of(window.begin), size, MADV_DONTNEED);
+    // The pages copied in go back to no access (a window nothing touched
+    // costs no system call).
+    size_t first = window.pages, last = 0;
+    for (size_t page = 0; page < window.pages; page++) {
+        if (copied(window, page)) {
+            first = page < first ? page : first;
+            last = page;
+        }
     }
+    if (first <= last) {
+        char *from = window.begin + first * state.page;
+        size_t length = (last + 1 - first) * state.page;
+        mprotect(from, length, PROT_NONE);
+        mprotect(snapshot_of(from), length, PROT_NONE);
+        madvise(from, length, MADV_DONTNEED);
+        madvise(snapshot_of(from), length, MADV_DONTNEED);
+    }
+    size_t size = window.pages * state.page;
     Remapped &kept = state.history[state.history_count % history_size];
     kept = Remapped{window.begin, window.begin + size + state.page, window.serial, window.hbm_begin, window.object};
     state.history_count++;
