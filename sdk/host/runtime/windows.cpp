@@ -34,8 +34,8 @@
  *
  * The core ledger learns of each access through a window from the access
  * checks, as an element access (reads and writes of the output's elements
- * included); without them, only of the bytes that changed, when they are
- * written back. */
+ * included), and of the bytes that changed when they are written back
+ * (which is all it learns of code without the checks). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -134,8 +134,8 @@ void copy_page(Window &window, size_t page)
 }
 
 // Writes what the kernel changed in window's copied pages back to the
-// memory, and takes it as the new snapshot.  Without the access checks the
-// ledger learns of those bytes here.
+// memory, tells the ledger of those bytes, and takes them as the new
+// snapshot.
 void write_back(Window &window)
 {
     RuntimeCopy runtime;
@@ -156,7 +156,9 @@ void write_back(Window &window)
             char *memory = memory_at(window, page * state.page + i);
             memcpy(memory, at + i, end - i);
             memcpy(snapshot + i, at + i, end - i);
-            if (!window.lazy && window.object->tensor)
+            // The access checks recorded the kernel's own stores; a library
+            // function's (qsort on a window, say) show here.
+            if (window.object->tensor)
                 ledger_write(*window.object->tensor, memory, end - i);
             i = end;
         }
@@ -243,6 +245,10 @@ std::string describe(const char *address, const char *access)
         if (address < window.begin && hbm_address < object.address)
             return std::string(access) + " at " + where + ", before its start, through a pointer neuron_translate " +
                    "returned (on the device it reaches whatever precedes it in HBM)";
+        if (address >= window.begin && address < window.begin + window.bytes)
+            return std::string(access) + " at " + where + " through a pointer neuron_translate returned, by code " +
+                   "without the runtime's access checks (a library function, say), before the window's page was " +
+                   "copied in: give such code a data RAM copy (neuron_memcpy), or compile it with the access checks";
         if (address < window.begin)
             return std::string(access) + " at " + where + ", before the part of it that its translation window " +
                    "maps (the emulator's windows map from the page of the translated address, " +
