@@ -405,8 +405,8 @@ static void wait_for_jobs(struct core_team *team, long long job_ns)
 }
 
 int team_run(struct core_team *team, const char *op, const struct customop_host_tensor *args,
-             int arg_count, const struct customop_host_tensor *output, size_t core_stack_size,
-             char *error, size_t error_size)
+             const char *const *arg_names, int arg_count, const struct customop_host_tensor *output,
+             size_t core_stack_size, char *error, size_t error_size)
 {
 	for (int i = 0; i < team->count; i++) {
 		struct core *core = team->cores[i];
@@ -415,6 +415,7 @@ int team_run(struct core_team *team, const char *op, const struct customop_host_
 		call->abi_version = CUSTOMOP_HOST_ABI_VERSION;
 		call->op = op;
 		call->args = args;
+		call->arg_names = arg_names;
 		call->arg_count = arg_count;
 		call->output = &core->output;
 		call->core_stack_size = core_stack_size;

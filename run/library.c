@@ -94,6 +94,9 @@ struct rco_library {
 	/* The call's arguments as the cores take them; kept here, so a call
 	 * allocates nothing. */
 	struct customop_host_tensor args[RCO_MAX_ARGUMENTS];
+	/* How the cores' messages name them ("Tensor x"), for the op called. */
+	char arg_texts[RCO_MAX_ARGUMENTS][128];
+	const char *arg_names[RCO_MAX_ARGUMENTS];
 	struct check_scalars scalars;
 	struct customop_host_tensor output;
 	int output_checks;          /* enum rco_output_checks, never DEFAULT */
@@ -564,7 +567,11 @@ int rco_run(rco_library *library, int op, const struct rco_argument *arguments, 
 		char problem[256];
 		library->team->record = coverage_record_flags(library->output_checks, &library->output);
 		monitor_call_begin(&library->watch, timeout);
-		int failed = team_run(library->team, record->name, library->args, count,
+		for (int i = 0; i < count && i < RCO_MAX_ARGUMENTS; i++) {
+			op_argument_text(record, i, library->arg_texts[i], sizeof library->arg_texts[i]);
+			library->arg_names[i] = library->arg_texts[i];
+		}
+		int failed = team_run(library->team, record->name, library->args, library->arg_names, count,
 		                      &library->output, library->core_stack, problem, sizeof problem);
 		monitor_call_end(&library->watch);
 		library->has_profile = failed == 0;

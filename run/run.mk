@@ -103,11 +103,12 @@ tests/run/test_library: tests/run/test_library.c libruncustomop.a include/runcus
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_library.c \
 		libruncustomop.a $(RCO_LIBS)
 
-# The output checks, the TCM checks and the profile, over kernels built here
-# (tests/run/kernels/coverage.cpp, tcm_misuse.cpp, profile.cpp, examples/).
-TESTS += tests/run/test_coverage.sh tests/run/test_tcm.sh tests/run/test_profile.sh
-tests/run/test_coverage.sh tests/run/test_tcm.sh tests/run/test_profile.sh: build-custom-op \
-	run-custom-op libruncustomop.so $(HOST_SDK)
+# The output checks, the TCM checks, the profile and the device runtime API
+# of custom_op.h, over kernels built here (tests/run/kernels/coverage.cpp,
+# tcm_misuse.cpp, profile.cpp, custom_op.cpp, examples/).
+TESTS += tests/run/test_coverage.sh tests/run/test_tcm.sh tests/run/test_profile.sh tests/run/test_custom_op.sh
+tests/run/test_coverage.sh tests/run/test_tcm.sh tests/run/test_profile.sh tests/run/test_custom_op.sh: \
+	build-custom-op run-custom-op libruncustomop.so $(HOST_SDK)
 
 # The Python binding (build_custom_op.runner) on torch tensors.
 TESTS += tests/run/test_binding.py tests/run/test_build_record.sh tests/run/test_files.sh

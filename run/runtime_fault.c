@@ -1,4 +1,6 @@
-/* runtime_fault.c - a fault in the TCM pool, as the core's runtime describes it. */
+/* runtime_fault.c - a fault in memory the core's runtime manages for the
+ * kernel (the TCM pool, HBM addresses, translation windows), as the runtime
+ * describes it. */
 #include "runtime_fault.h"
 
 #include <signal.h>

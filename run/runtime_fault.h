@@ -1,5 +1,6 @@
 /* runtime_fault.h - a fault in memory that a core's runtime manages for the
- * kernel (the TCM pool), described by that runtime
+ * kernel (the TCM pool, HBM addresses, translation windows), described by
+ * that runtime
  * (customop_host_call.describe_fault). */
 #ifndef RUNTIME_FAULT_H
 #define RUNTIME_FAULT_H

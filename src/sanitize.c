@@ -1,6 +1,6 @@
 /* sanitize.c - the sanitizers of a host build: which were asked for, the
- * flags they add to each compile and link, and where the compiler keeps
- * AddressSanitizer's runtime. */
+ * flags they add to each compile and link (or, without ASan, the access
+ * checks'), and where the compiler keeps AddressSanitizer's runtime. */
 #define _DEFAULT_SOURCE /* realpath: the runtime's directory with links resolved */
 #include "sanitize.h"
 
@@ -42,6 +42,21 @@ static const char *const undefined_compile_flags[] = {
 	"-fsanitize=undefined", "-fno-sanitize-recover=undefined", "-fno-sanitize=vptr",
 };
 static const char *const undefined_clang_flags[] = { "-fno-sanitize=function" };
+/* Without ASan, the host runtime's access checks
+ * (sdk/host/runtime/access_checks.cpp): every load and store of a kernel
+ * calls the runtime, which checks to the byte those that land in memory it
+ * manages for the kernel (TCM blocks, translation windows, HBM addresses).
+ * The compilers' kernel AddressSanitizer in its outline form has exactly
+ * that shape and no runtime of its own; the stack and globals are left
+ * alone (a kernel's own arrays are --sanitize=address's business). */
+static const char *const access_check_gcc_flags[] = {
+	"-fsanitize=kernel-address", "--param=asan-instrumentation-with-call-threshold=0",
+	"--param=asan-stack=0", "--param=asan-globals=0",
+};
+static const char *const access_check_clang_flags[] = {
+	"-fsanitize=kernel-address", "-mllvm", "-asan-instrumentation-with-call-threshold=0",
+	"-mllvm", "-asan-stack=0", "-mllvm", "-asan-globals=0",
+};
 
 /* The shared runtime's file name as each compiler's driver names it. */
 #if defined(__x86_64__)
@@ -197,6 +212,10 @@ void sanitize_compile_flags(const struct toolchain *toolchain, struct strvec *ar
 {
 	if (toolchain->sanitizers & SANITIZE_ADDRESS)
 		push_all(argv, address_compile_flags, COUNT(address_compile_flags));
+	else if (toolchain->host_compiler == HOST_COMPILER_GCC)
+		push_all(argv, access_check_gcc_flags, COUNT(access_check_gcc_flags));
+	else if (toolchain->host_compiler == HOST_COMPILER_CLANG)
+		push_all(argv, access_check_clang_flags, COUNT(access_check_clang_flags));
 	if (toolchain->sanitizers & SANITIZE_UNDEFINED) {
 		push_all(argv, undefined_compile_flags, COUNT(undefined_compile_flags));
 		if (toolchain->host_compiler == HOST_COMPILER_CLANG)

@@ -27,7 +27,8 @@ int sanitize_parse(const char *list, enum bco_target target, unsigned *sanitizer
  * nothing without SANITIZE_ADDRESS.  Returns 0, or -1 with diag set when
  * the compiler has none. */
 int sanitize_find_runtime(struct arena *arena, struct toolchain *toolchain, struct diag *diag);
-/* Appends the compile flags of the toolchain's sanitizers. */
+/* Appends the compile flags of the toolchain's sanitizers, or, without
+ * ASan, those of the host runtime's access checks (gcc and clang). */
 void sanitize_compile_flags(const struct toolchain *toolchain, struct strvec *argv);
 /* The host SDK archive of the runtime the link takes, with the sanitizers'
  * (lib/address/ for ASan); for UBSan, the object of its checks' handlers,

@@ -5,12 +5,12 @@
 HOST_SDK_CXXFLAGS = -std=c++14 -fPIC -fvisibility=hidden -Wall -Wextra -Wpedantic -Werror -Wshadow \
 	-Isdk/host/include $(CXXFLAGS)
 HOST_RUNTIME_SOURCES = \
-	sdk/host/runtime/assert.cpp sdk/host/runtime/code_address.cpp sdk/host/runtime/element_set.cpp \
+	sdk/host/runtime/access_checks.cpp sdk/host/runtime/assert.cpp sdk/host/runtime/code_address.cpp sdk/host/runtime/element_set.cpp \
 	sdk/host/runtime/elements.cpp sdk/host/runtime/elementwise.cpp sdk/host/runtime/factories.cpp \
-	sdk/host/runtime/ledger.cpp sdk/host/runtime/marshal.cpp sdk/host/runtime/neuron_utils.cpp sdk/host/runtime/op_checks.cpp sdk/host/runtime/print.cpp sdk/host/runtime/process.cpp sdk/host/runtime/putc.cpp \
+	sdk/host/runtime/hbm.cpp sdk/host/runtime/ledger.cpp sdk/host/runtime/marshal.cpp sdk/host/runtime/neuron_utils.cpp sdk/host/runtime/op_checks.cpp sdk/host/runtime/print.cpp sdk/host/runtime/process.cpp sdk/host/runtime/putc.cpp \
 	sdk/host/runtime/registration.cpp sdk/host/runtime/run.cpp sdk/host/runtime/scalar_type.cpp sdk/host/runtime/signals.cpp \
 	sdk/host/runtime/stack_switch.cpp sdk/host/runtime/stacks.cpp sdk/host/runtime/streams.cpp sdk/host/runtime/tcm.cpp \
-	sdk/host/runtime/tensor.cpp sdk/host/runtime/violation.cpp
+	sdk/host/runtime/tensor.cpp sdk/host/runtime/violation.cpp sdk/host/runtime/windows.cpp
 HOST_RUNTIME_OBJECTS = $(HOST_RUNTIME_SOURCES:sdk/host/runtime/%.cpp=sdk/host/obj/%.o)
 HOST_CORE_OBJECTS = sdk/host/lib/core_cpu0.o sdk/host/lib/core_cpu1.o sdk/host/lib/core_cpu2.o \
 	sdk/host/lib/core_cpu3.o sdk/host/lib/core_cpu4.o sdk/host/lib/core_cpu5.o sdk/host/lib/core_cpu6.o \
@@ -35,6 +35,10 @@ PROGRAMS += $(HOST_SDK)
 TESTS += $(HOST_TESTS)
 CLEAN += sdk/host/obj sdk/host/lib tests/host/driver tests/host/sanitized_calls
 INSTALL_TARGETS += install-host-sdk
+
+# The access checks run at every load and store of a kernel: without line
+# information, gdb's step goes over them into the kernel's next line.
+sdk/host/obj/access_checks.o: HOST_SDK_CXXFLAGS += -g0
 
 sdk/host/obj/%.o: sdk/host/runtime/%.cpp
 	@mkdir -p sdk/host/obj

@@ -162,7 +162,8 @@ printf '#!/bin/sh\nexit 0\n' >host_tools/clang++
 chmod +x host_tools/clang++
 HOST_SDK=$TOP/sdk/host
 HOST_CC="-std=c++14 -fPIC -O2 -g -MMD -MP"
-HOST_CHECKS="-Wall -Werror -fstack-clash-protection -Wno-error=format -Wno-error=int-to-pointer-cast -Wno-error=narrowing -Wno-error=constant-conversion -Wno-c99-designator"
+# The warnings, then the host runtime's access checks (clang's spelling).
+HOST_CHECKS="-Wall -Werror -fstack-clash-protection -Wno-error=format -Wno-error=int-to-pointer-cast -Wno-error=narrowing -Wno-error=constant-conversion -Wno-c99-designator -fsanitize=kernel-address -mllvm -asan-instrumentation-with-call-threshold=0 -mllvm -asan-stack=0 -mllvm -asan-globals=0"
 host_dry_run() {
 	run_capture env -u CXX -u CUSTOM_OP_LAUNCHER PATH="$WORK/host_tools:$PATH" "$BCO" -n --target host "$@"
 }

@@ -22,11 +22,12 @@ run_op() { run_capture "$RUN" "$@"; }
 
 host_build relu 'my_ops::relu(Tensor x) -> Tensor' "$TOP/examples/relu/relu.cpp" -v -j 1
 check_eq "the single-core relu builds for the host" "$status:$out" "0:build/relu.so"
-# The compiler build-custom-op chooses, and the flags for its family.
+# The compiler build-custom-op chooses, and the flags for its family (its
+# warnings' names, and its spelling of the runtime's access checks).
 if [ -n "${CXX:-}" ]; then host_cxx=$CXX; elif command -v clang++ >/dev/null; then host_cxx=clang++; else host_cxx=c++; fi
 case $(basename "$(realpath "$(command -v "$host_cxx")")") in
-*clang*) family_flags="-Wno-error=constant-conversion -Wno-c99-designator" ;;
-*g++* | *gcc*) family_flags="-Wno-error=overflow -Wno-error=sign-compare" ;;
+*clang*) family_flags="-Wno-error=constant-conversion -Wno-c99-designator -fsanitize=kernel-address -mllvm -asan-instrumentation-with-call-threshold=0 -mllvm -asan-stack=0 -mllvm -asan-globals=0" ;;
+*g++* | *gcc*) family_flags="-Wno-error=overflow -Wno-error=sign-compare -fsanitize=kernel-address --param=asan-instrumentation-with-call-threshold=0 --param=asan-stack=0 --param=asan-globals=0" ;;
 esac
 check_eq "-v shows each host command, shell-quoted, before its status line" "$(printf '%s\n' "$err" | sed -n '1,2p;5,6p')" \
 "$host_cxx -std=c++14 -fPIC -O2 -g -MMD -MP -MF build/relu.d -Wall -Werror -fstack-clash-protection -Wno-error=format -Wno-error=int-to-pointer-cast -Wno-error=narrowing $family_flags -I$TOP/sdk/host/include -c -o build/relu.o $TOP/examples/relu/relu.cpp
@@ -43,19 +44,34 @@ $NPY make x.npy '<f4' 5 -2 -1 0 1.5 2
 run_op --in x.npy --out y.npy build/relu
 check_eq "single-core relu runs" "$status:$($NPY show y.npy)" "0:<f4 (5,): 0.0 0.0 0.0 1.5 2.0"
 
-rm -rf build
-host_build relu 'my_ops::relu(Tensor x) -> Tensor' "$TOP/examples/relu_multicore/relu.cpp" --multicore
-check_eq "the multicore relu builds eight host libraries" "$status:$(printf '%s\n' "$out" | wc -l)" "0:8"
-for count in 3 8 21 1000 10001; do
-	# shellcheck disable=SC2046
-	$NPY make x.npy '<f4' "$count" $(floats "$count")
-	# shellcheck disable=SC2046
-	$NPY make want.npy '<f4' "$count" $(relu_of "$count")
-	run_op --in x.npy --out y.npy --expect want.npy build/relu
-	check_eq "multicore relu on 8 cores, $count elements" "$status:$err" "0:"
-done
+# multicore_relu SOURCE WHAT: builds a multicore relu and runs it on even
+# and uneven sizes, with the output checks.
+multicore_relu() {
+	rm -rf build
+	host_build relu 'my_ops::relu(Tensor x) -> Tensor' "$1" --multicore
+	check_eq "the $2 builds eight host libraries" "$status:$(printf '%s\n' "$out" | wc -l)" "0:8"
+	for count in 3 8 21 1000 10001; do
+		# shellcheck disable=SC2046
+		$NPY make x.npy '<f4' "$count" $(floats "$count")
+		# shellcheck disable=SC2046
+		$NPY make want.npy '<f4' "$count" $(relu_of "$count")
+		run_op --in x.npy --out y.npy --expect want.npy build/relu
+		check_eq "$2 on 8 cores, $count elements, every element written once" "$status:$err" "0:"
+	done
+}
+multicore_relu "$TOP/examples/relu_multicore/relu.cpp" "multicore relu"
 run_op --cores 1 --in x.npy build/relu
 check_eq "--cores 1 needs relu.so, which a multicore build does not make" "$status" 1
+
+# The same relu written with custom_op.h: neuron_memcpy between HBM and a
+# data RAM buffer, the output written through its HBM address.
+multicore_relu "$TOP/examples/relu_memcpy/relu.cpp" "custom_op.h relu"
+run_op --in x.npy --profile profile.json build/relu
+check_eq "its neuron_memcpy calls are priced as TCM copies: 40004 bytes each way over the 8 cores" \
+	"$status:$(python3 -c 'import json, sys
+cores = json.load(open(sys.argv[1]))["cores"]
+print(sum(c["tensor_to_tcm_bytes"] for c in cores), sum(c["tcm_to_tensor_bytes"] for c in cores))' profile.json)" \
+	"0:40004 40004"
 
 rm -rf build
 host_build axpby 'my_ops::axpby(Tensor x, Tensor y, Scalar a, float b, int n) -> Tensor' "$TOP/examples/axpby/axpby.cpp"
@@ -110,5 +126,5 @@ check_eq "the official sample's bug is exposed on 21 elements" "$status" 1
 # Core 7's share is enlarged to 2 + 21 % 8 = 7 before it becomes the
 # multiplier of the offset: 7 * 7 = 49, past the end.
 check_eq "the report names the core, the op and the rule it broke" "$err" \
-	"run-custom-op: core 7: op relu: tensor_to_tcm: elements [49, 56) are outside the tensor, which holds 21 elements of 4 bytes"
+	"run-custom-op: core 7: op relu: tensor_to_tcm: elements [49, 56) are outside argument 1 (Tensor x), which holds 21 elements of 4 bytes"
 finish

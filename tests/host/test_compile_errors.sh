@@ -87,6 +87,9 @@ ln -s "$WORK/tools/g++-12" "$WORK/with_clang/g++"
 ln -s "$WORK/tools/g++-12" "$WORK/without_clang/c++"
 COMMON="-std=c++14 -fPIC -O2 -g -MMD -MP -MF $WORK/n/probe.d -Wall -Werror -fstack-clash-protection -Wno-error=format -Wno-error=int-to-pointer-cast -Wno-error=narrowing"
 TAIL="-I$SDK/include -c -o $WORK/n/probe.o $WORK/probe.cpp"
+# The host runtime's access checks, as each family spells them.
+CLANG_CHECKS="-fsanitize=kernel-address -mllvm -asan-instrumentation-with-call-threshold=0 -mllvm -asan-stack=0 -mllvm -asan-globals=0"
+GCC_CHECKS="-fsanitize=kernel-address --param=asan-instrumentation-with-call-threshold=0 --param=asan-stack=0 --param=asan-globals=0"
 # compile_with ENVIRONMENT...: the probe's compile command under env.
 compile_with() {
 	rm -rf "$WORK/n"
@@ -94,13 +97,13 @@ compile_with() {
 		grep -F -- "-o $WORK/n/probe.o"
 }
 check_eq "clang++ is preferred when it is on PATH" "$(compile_with -u CXX PATH="$WORK/with_clang")" \
-	"clang++ $COMMON -Wno-error=constant-conversion -Wno-c99-designator $TAIL"
+	"clang++ $COMMON -Wno-error=constant-conversion -Wno-c99-designator $CLANG_CHECKS $TAIL"
 check_eq "c++ without clang++; a c++ that is g++ gets g++'s warning names" \
 	"$(compile_with -u CXX PATH="$WORK/without_clang")" \
-	"c++ $COMMON -Wno-error=overflow -Wno-error=sign-compare $TAIL"
+	"c++ $COMMON -Wno-error=overflow -Wno-error=sign-compare $GCC_CHECKS $TAIL"
 check_eq "\$CXX overrides the choice" "$(compile_with CXX=g++ PATH="$WORK/with_clang")" \
-	"g++ $COMMON -Wno-error=overflow -Wno-error=sign-compare $TAIL"
-check_eq "a \$CXX of neither family gets only the flags both know" \
+	"g++ $COMMON -Wno-error=overflow -Wno-error=sign-compare $GCC_CHECKS $TAIL"
+check_eq "a \$CXX of neither family gets only the flags both know (and no access checks)" \
 	"$(compile_with CXX="$WORK/tools/mycc" PATH="$WORK/with_clang")" "$WORK/tools/mycc $COMMON $TAIL"
 
 # The same sources with every warning an error, under each compiler here.
@@ -110,7 +113,8 @@ for compiler in g++ clang++; do
 		continue
 	fi
 	for source in "$WORK/wrapper.cpp" "$TOP/examples/relu/relu.cpp" "$TOP/examples/relu_multicore/relu.cpp" \
-		"$TOP/examples/axpby/axpby.cpp" "$KERNELS/rules.cpp" "$KERNELS/ops.cpp" "$KERNELS/api.cpp" \
+		"$TOP/examples/axpby/axpby.cpp" "$TOP/examples/relu_memcpy/relu.cpp" "$TOP/tests/run/kernels/custom_op.cpp" \
+		"$KERNELS/rules.cpp" "$KERNELS/ops.cpp" "$KERNELS/api.cpp" \
 		"$KERNELS/coherence.cpp" "$KERNELS/limits.cpp" "$KERNELS/big_locals.cpp"; do
 		case $source in
 		"$WORK"/*) label=wrapper.cpp ;;

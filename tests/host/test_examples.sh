@@ -26,6 +26,15 @@ done
 run_driver --cores 8 "$WORK/relu8/relu" relu f32:2x5 f32:2x5:-1,2,-3,4,-5,6,-7,8,-9,10
 check_eq "multicore relu of a 2x5 tensor" "$status $out" "0 $(lines out: 0 2 0 4 0 6 0 8 0 10)"
 
+check_true "the custom_op.h relu builds" host_build "$WORK/relu_memcpy" relu 8 "$RELU" -- \
+	"$TOP/examples/relu_memcpy/relu.cpp"
+sed 's/^/# /' "$WORK/relu_memcpy/build.log"
+for count in 8 3 13 8197; do
+	"$DRIVER" --cores 8 "$WORK/relu_memcpy/relu" relu "f32:$count" "f32:$count:@-4000" >"$WORK/actual" 2>&1
+	relu_of -4000 "$count" >"$WORK/expected"
+	check_file "custom_op.h relu of $count elements on 8 cores" "$WORK/actual" "$WORK/expected"
+done
+
 check_true "axpby builds" host_build "$WORK/axpby" axpby 1 "$AXPBY" -- "$TOP/examples/axpby/axpby.cpp"
 sed 's/^/# /' "$WORK/axpby/build.log"
 # Four steps of y <- 0.25 x + 0.75 y: y + (x - y) (1 - 0.75^4) = 175/256 of the way.

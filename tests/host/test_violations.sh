@@ -120,5 +120,5 @@ run_driver --cores 8 "$WORK/official/relu" relu f32:16 f32:16:@-8
 check_eq "the official sample is right when 8 divides the size" "$status $out" "0 $(relu_of -8 16)"
 run_driver --cores 8 "$WORK/official/relu" relu f32:13 f32:13:@-6
 check_eq "the official sample's last core runs off the end of 13 elements" "$status $out" \
-	"1 error: core 7: op relu: tensor_to_tcm: elements [42, 48) are outside the tensor, which holds 13 elements of 4 bytes"
+	"1 error: core 7: op relu: tensor_to_tcm: elements [42, 48) are outside argument 1, which holds 13 elements of 4 bytes"
 finish

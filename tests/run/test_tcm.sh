@@ -1,24 +1,33 @@
 #!/bin/sh
-# test_tcm.sh - TCM misuse through run-custom-op: a read or write outside a
-# tcm_malloc block reported at the access, naming core, op and block (past
-# the end, before the start, far from it); what page protection cannot see
-# at the access reported when the block is freed; fresh TCM that reads as
-# NaN, so an accumulator nobody zeroed shows.  Kernels:
-# tests/run/kernels/tcm_misuse.cpp, one bug each, and their right versions.
+# test_tcm.sh - TCM misuse through run-custom-op.  With the host runtime's
+# access checks (the default): every read or write outside a live block's
+# bytes reported at the access, with its size, the block and the function,
+# for blocks of any size, one element past the end or before the start
+# included; right kernels silent.  Without them (code the checks do not
+# see): a read or write outside a tcm_malloc block reported at the fault
+# when it leaves the block's pages, and what page protection cannot see
+# reported when the block is freed.  Fresh TCM reads as NaN, so an
+# accumulator nobody zeroed shows.  Kernels: tests/run/kernels/tcm_misuse.cpp,
+# one bug each, and their right versions.
 . "$(dirname "$0")/../cli/lib.sh"
 . "$TOP/tests/host/lib_host.sh"
 RUN=$TOP/run-custom-op
 SOURCE=$TOP/tests/run/kernels/tcm_misuse.cpp
 
 set --
-for op in row_max row_max_past prefix_sums prefix_before tile_far halo_before slack_past \
-	write_after_free column_sums column_sums_unzeroed; do
+for op in row_max row_max_past prefix_sums prefix_before tile_far halo_before slack_past write_after_free \
+	column_sums column_sums_unzeroed; do
 	set -- "$@" "$op=my_ops::$op(Tensor x) -> Tensor"
 done
 check_true "the TCM kernels build" host_build "$WORK/tcm" tcm 1 "$@" -- "$SOURCE"
 sed 's/^/# /' "$WORK/tcm/build.log"
+check_true "and without the access checks of their loads and stores" \
+	host_build "$WORK/plain" tcm 1 -fno-sanitize=kernel-address "$@" -- "$SOURCE"
 check_true "and for 8 cores" host_build "$WORK/tcm8" tcm 8 'row_max_past=my_ops::row_max_past(Tensor x) -> Tensor' \
 	-- "$SOURCE"
+check_true "the edge kernels build" host_build "$WORK/edge" edge 1 \
+	'edge=my_ops::edge(Tensor x, int bytes, int index, int writes) -> Tensor' \
+	'scale_inclusive=my_ops::scale_inclusive(Tensor x) -> Tensor' -- "$SOURCE"
 
 python3 - "$WORK" "$TOP/tests/run" <<'PY'
 import sys
@@ -38,6 +47,9 @@ npy.make(work + "/prefix.npy", "<f4", "1024", sums)
 table = [float(r + j) for r in range(4) for j in range(16)]
 npy.make(work + "/table.npy", "<f4", "4,16", table)
 npy.make(work + "/columns.npy", "<f4", "16", [sum(r + j for r in range(4)) for j in range(16)])
+thousand = [float(j % 7 - 3) for j in range(1000)]
+npy.make(work + "/thousand.npy", "<f4", "1000", thousand)
+npy.make(work + "/doubled.npy", "<f4", "1000", [2 * v for v in thousand])
 PY
 
 tcm_run() { # OP INPUT [OPTION...]
@@ -45,6 +57,11 @@ tcm_run() { # OP INPUT [OPTION...]
 	shift 2
 	run_capture "$RUN" --op "$op" --in "$WORK/$input.npy" "$@" "$WORK/tcm/tcm"
 }
+plain_run() { # OP INPUT
+	run_capture "$RUN" --op "$1" --in "$WORK/$2.npy" "$WORK/plain/tcm"
+}
+READS="(on the device it reads another block or a stream accessor's buffer)"
+WRITES="(on the device it overwrites another block or a stream accessor's buffer)"
 DEVICE="(on the device it reaches another block or a stream accessor's buffer; build with --sanitize=address to find the kernel's line)"
 FIND="build with --sanitize=address to find the write"
 
@@ -56,32 +73,74 @@ check_eq "running sums in TCM" "$status:$out:$err" "0::"
 tcm_run column_sums table --out-shape 16 --expect "$WORK/columns.npy"
 check_eq "column sums in a zeroed TCM accumulator" "$status:$out:$err" "0::"
 
-# ---- at the access ----
-# (These two call tcm_malloc from a function without a dynamic symbol, a
-# static one, so the block is not named by its caller.)
+# ---- the access checks: at the access ----
+# (row_max_past and prefix_before call tcm_malloc and read the block from a
+# function without a dynamic symbol, a static one: neither is named.)
 tcm_run row_max_past rows
 check_eq "one element past the end of a 4 KiB block, read: reported at the read" "$status:$out:$err" \
-	"1::run-custom-op: core 0: op row_max_past: a read or write at byte 4096 of the 4096-byte TCM block allocated by tcm_malloc, past its end $DEVICE"
+	"1::run-custom-op: core 0: op row_max_past: the kernel read 4 bytes at byte 4096 of the 4096-byte TCM block allocated by tcm_malloc, past its end $READS"
 run_capture "$RUN" --in "$WORK/rows.npy" "$WORK/tcm8/tcm"
 expected=$(for core in 0 1 2 3 4 5 6 7; do
-	echo "run-custom-op: core $core: op row_max_past: a read or write at byte 4096 of the 4096-byte TCM block allocated by tcm_malloc, past its end $DEVICE"
+	echo "run-custom-op: core $core: op row_max_past: the kernel read 4 bytes at byte 4096 of the 4096-byte TCM block allocated by tcm_malloc, past its end $READS"
 done)
 check_eq "on 8 cores, each core names itself" "$status:$err" "1:$expected"
 tcm_run prefix_before line
 check_eq "one element before the start of a 4 KiB block, read: reported at the read" "$status:$out:$err" \
+	"1::run-custom-op: core 0: op prefix_before: the kernel read 4 bytes at byte -4 of the 4096-byte TCM block allocated by tcm_malloc, before its start $READS"
+tcm_run write_after_free line
+check_eq "a write after tcm_free: reported at the write" "$status:$out:$err" \
+	"1::run-custom-op: core 0: op write_after_free: write_after_free(at::Tensor const&) wrote 4 bytes at byte 16 of a 64-byte TCM block allocated by tcm_malloc in write_after_free(at::Tensor const&), which tcm_free freed $WRITES"
+run_capture "$RUN" --op scale_inclusive --in "$WORK/thousand.npy" "$WORK/edge/edge"
+check_eq "for (j = 0; j <= n; j++) b[j] = 2 * b[j] over a 4000-byte block: the read of b[n] is reported" \
+	"$status:$out:$err" \
+	"1::run-custom-op: core 0: op scale_inclusive: scale_inclusive(at::Tensor const&) read 4 bytes at byte 4000 of the 4000-byte TCM block allocated by tcm_malloc in scale_inclusive(at::Tensor const&), past its end $READS"
+
+# One element past the end and one before the start, read and written, of
+# blocks of 4000, 4096 and 100 bytes (floats) and of 1 byte (a char):
+# whatever the size, reported at the access.
+EDGE="edge(at::Tensor const&, int, int, int)"
+edge_run() { # BYTES INDEX WRITES
+	run_capture "$RUN" --op edge --in "$WORK/line.npy" --scalar "$1" --scalar "$2" --scalar "$3" "$WORK/edge/edge"
+}
+for bytes in 4000 4096 100 1; do
+	size=4 elements=$((bytes / 4))
+	[ "$bytes" = 1 ] && size=1 elements=1
+	edge_run "$bytes" 0 0
+	first="$status:$err"
+	edge_run "$bytes" $((elements - 1)) 1
+	check_eq "a $bytes-byte block: its first element read and its last written, silently" "$first|$status:$err" "0:|0:"
+	for writes in 0 1; do
+		if [ "$writes" = 1 ]; then did="wrote" what=$WRITES verb=written; else did="read" what=$READS verb=read; fi
+		unit=bytes
+		[ "$size" = 1 ] && unit=byte
+		edge_run "$bytes" "$elements" "$writes"
+		check_eq "a $bytes-byte block, the element past its end $verb: reported at the access" "$status:$err" \
+			"1:run-custom-op: core 0: op edge: $EDGE $did $size $unit at byte $bytes of the $bytes-byte TCM block allocated by tcm_malloc in $EDGE, past its end $what"
+		edge_run "$bytes" -1 "$writes"
+		check_eq "a $bytes-byte block, the element before its start $verb: reported at the access" "$status:$err" \
+			"1:run-custom-op: core 0: op edge: $EDGE $did $size $unit at byte -$size of the $bytes-byte TCM block allocated by tcm_malloc in $EDGE, before its start $what"
+	done
+done
+
+# ---- without the access checks: at the fault ----
+plain_run row_max_past rows
+check_eq "one element past the end of a 4 KiB block, read: a fault at the read" "$status:$out:$err" \
+	"1::run-custom-op: core 0: op row_max_past: a read or write at byte 4096 of the 4096-byte TCM block allocated by tcm_malloc, past its end $DEVICE"
+plain_run prefix_before line
+check_eq "one element before the start of a 4 KiB block, read: a fault at the read" "$status:$out:$err" \
 	"1::run-custom-op: core 0: op prefix_before: a read or write at byte -4 of the 4096-byte TCM block allocated by tcm_malloc, before its start $DEVICE"
-tcm_run tile_far line
-check_eq "4 KiB past a 64-byte block, written: reported at the write" "$status:$out:$err" \
+plain_run tile_far line
+check_eq "4 KiB past a 64-byte block, written: a fault at the write" "$status:$out:$err" \
 	"1::run-custom-op: core 0: op tile_far: a read or write at byte 4096 of the 64-byte TCM block allocated by tcm_malloc in tile_far(at::Tensor const&), past its end $DEVICE"
 
-# ---- on the block's own page: at tcm_free ----
-tcm_run halo_before line
+# ---- without them, on the block's own page: at tcm_free ----
+plain_run halo_before line
 check_eq "32 bytes before a 100-byte block, written: reported at tcm_free" "$status:$out:$err" \
 	"1::run-custom-op: core 0: op halo_before: wrote before the start of a 100-byte TCM block allocated by tcm_malloc in halo_before(at::Tensor const&) (32 bytes before it; found at tcm_free; on the device this overwrites the previous block or a stream accessor's buffer; $FIND)"
-tcm_run slack_past line
+plain_run slack_past line
 check_eq "the byte past a 100-byte block (in its 64-byte rounding), written: reported at tcm_free" "$status:$out:$err" \
 	"1::run-custom-op: core 0: op slack_past: wrote past the end of a 100-byte TCM block allocated by tcm_malloc in slack_past(at::Tensor const&) (found at tcm_free; on the device this overwrites the next block or a stream accessor's buffer; $FIND)"
-tcm_run write_after_free line
+plain_run write_after_free line
 check_eq "a write after tcm_free: reported when the pool hands the memory out again" "$status:$out:$err" \
 	"1::run-custom-op: core 0: op write_after_free: wrote into TCM memory outside any block, at byte 16 of a 64-byte TCM block allocated by tcm_malloc in write_after_free(at::Tensor const&), which tcm_free freed (found at tcm_malloc; on the device this overwrites whatever the pool gives out there next; $FIND)"
 

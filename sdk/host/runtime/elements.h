@@ -27,6 +27,13 @@ std::string format_sizes(const std::vector<int64_t> &sizes);
 
 // tensor.cpp: the C++ element type a kernel writes for a dtype ("float").
 const char *cpp_type_name(c10::ScalarType type);
+// tensor.cpp: what messages call a tensor: "argument 2 (Tensor y)" (the
+// name as the op's schema writes it, when the runner gave it), "the
+// output", "a tensor made by zeros".
+std::string describe_tensor(const TensorImpl &tensor);
+// tensor.cpp: "argument 2 (Tensor y)", or "argument 2", for argument
+// number (counted from 1) of the call in progress.
+std::string describe_argument(int number);
 
 // factories.cpp: a new contiguous tensor owning uninitialised memory.
 at::Tensor make_tensor(c10::ScalarType type, c10::IntArrayRef sizes, const char *what);

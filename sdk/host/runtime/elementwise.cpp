@@ -103,10 +103,23 @@ Tensor prepare_out(const char *name, Tensor *out, const TensorImpl &self, Scalar
     return *out;
 }
 
+// Before an op reads its operands and writes its result (other is NULL
+// for a scalar or none): what the kernel wrote through translation windows
+// onto them goes to their memory first.
+void sync_windows(const TensorImpl &self, const TensorImpl *other, const TensorImpl &target)
+{
+    neuron_host::windows_sync(self.data, self.byte_size());
+    if (other)
+        neuron_host::windows_sync(other->data, other->byte_size());
+    neuron_host::windows_sync(target.data, target.byte_size());
+}
+
 // What the core ledger is told of one op: its operands read (other is
-// NULL for a scalar or none), its result written.
+// NULL for a scalar or none), its result written; windows onto the result
+// see it.
 void account(const TensorImpl &self, const TensorImpl *other, const TensorImpl &target)
 {
+    neuron_host::windows_refresh(target.data, target.byte_size());
     size_t read = self.byte_size() + (other ? other->byte_size() : 0);
     neuron_host::ledger_elementwise(self.numel, read + target.byte_size());
     neuron_host::ledger_read(self, self.data, self.byte_size());
@@ -131,6 +144,7 @@ Tensor unary(const UnaryRule &rule, Tensor *out, const Tensor &self_tensor)
     ScalarType computed = integer_input && !rule.on_integers ? kFloat : self.dtype;
     Tensor result = prepare_out(rule.name, out, self, computed);
     const TensorImpl &target = impl_of(result);
+    sync_windows(self, nullptr, target);
     for (int64_t i = 0; i < self.numel; i++) {
         const char *from = neuron_host::element_address(self, i);
         char *to = neuron_host::element_address(target, i);
@@ -168,6 +182,7 @@ Tensor binary(const BinaryRule &rule, Tensor *out, const Tensor &self_tensor, co
         violation("%s: for integral input tensors, argument alpha must not be a floating point number", rule.name);
     Tensor result = prepare_out(rule.name, out, self, computed);
     const TensorImpl &target = impl_of(result);
+    sync_windows(self, other.tensor, target);
     for (int64_t i = 0; i < self.numel; i++) {
         const char *from = neuron_host::element_address(self, i);
         char *to = neuron_host::element_address(target, i);
@@ -252,6 +267,7 @@ Tensor clamp_into(Tensor *out, const Tensor &self_tensor, const Scalar &min, con
     ScalarType computed = floating && !c10::isFloatingType(self.dtype) ? kFloat : self.dtype;
     Tensor result = prepare_out("clamp", out, self, computed);
     const TensorImpl &target = impl_of(result);
+    sync_windows(self, nullptr, target);
     for (int64_t i = 0; i < self.numel; i++) {
         const char *from = neuron_host::element_address(self, i);
         char *to = neuron_host::element_address(target, i);

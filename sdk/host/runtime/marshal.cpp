@@ -198,8 +198,11 @@ void customop_return_tensor(at::Tensor &result)
     const TensorImpl &from = TensorInternals::impl(result);
     const TensorImpl &to = TensorInternals::impl(output);
     size_t size = c10::elementSize(from.dtype);
+    windows_sync(from.data, from.byte_size());
+    windows_sync(to.data, to.byte_size());
     for (int64_t i = 0; i < from.numel; i++)
         memcpy(element_address(to, i), element_address(from, i), size);
+    windows_refresh(to.data, to.byte_size());
     ledger_result_copied(from);
 }
 

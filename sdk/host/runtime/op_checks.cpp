@@ -1,6 +1,6 @@
 /* op_checks.cpp - what the runtime checks around each op: the documented
  * limits on the tensors passed in and returned before the kernel runs, and
- * the TCM pool after it returned. */
+ * the HBM allocations, translation windows and TCM pool after it returned. */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -55,6 +55,7 @@ void op_begin()
 
 void op_end()
 {
+    hbm_end_run();
     tcm_end_run();
     streams_end_run();
 }

@@ -85,7 +85,16 @@ void clean_up_abandoned_run()
     state.call = nullptr;
     stack_switch_reset();
     marshal_reset();
+    hbm_release_run();
     tcm_release_run();
+}
+
+// customop_host_call.describe_fault: a fault in memory the runtime manages
+// for the kernel.
+int describe_runtime_fault(const void *address, char *text, size_t size)
+{
+    return tcm_describe_fault(address, text, size) || windows_describe_fault(address, text, size) ||
+           hbm_describe_fault(address, text, size);
 }
 
 size_t round_up_16(size_t size)
@@ -239,6 +248,7 @@ CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
     // is used up by the return through it.
     makecontext(&state.core_context, core_entry, 0);
     tcm_begin_run();
+    call->describe_fault = describe_runtime_fault;
     warnings_reset();
     state.violated = false;
     FiberStack core = fiber_stack(state.stack.low, state.stack.size);
@@ -254,6 +264,7 @@ CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
     int reports = reports_count(&state.reports);
     if (state.violated) {
         stack_switch_reset();
+        hbm_release_run();
         tcm_release_run();
     }
     // ASan reported and let the kernel go on to its end (or to a

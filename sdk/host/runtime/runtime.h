@@ -107,8 +107,82 @@ size_t tcm_pool_size();
 // 64-byte blocks, as the device counts them).
 void tcm_peak_reset();
 uint64_t tcm_peak_bytes();
-// tcm.cpp: customop_host_call.describe_fault (see host_abi.h).
+// tcm.cpp: what a fault at address in the TCM pool's reserved range was
+// (see customop_host_call.describe_fault); 0 for another address.
 int tcm_describe_fault(const void *address, char *text, size_t size);
+// tcm.cpp: the access checks' verdict on a load or store of the kernel's
+// code (at code) in the pool's reserved range: it returns when
+// [address, address + size) lies in a live block's bytes; any other access
+// is a violation naming the block.
+void tcm_check_access(const char *address, size_t size, bool writes, const void *code);
+// tcm.cpp: the local side of a copy with HBM (what: "neuron_memcpy";
+// direction: "into" or "from"): inside the bytes of one live block of the
+// pool, or a violation.
+void tcm_check_local_range(const char *what, const char *direction, const void *local, size_t bytes);
+// tcm.cpp: tcm_free and neuron_dataram_deallocate (what says which).
+void free_block(void *pointer, const char *what);
+// tcm.cpp: the fill pattern of fresh memory (FF FF FF 7F: NaN as float32,
+// float16 and bfloat16) over [from, to).
+void fill_with_pattern(char *from, char *to);
+
+// access_checks.cpp: the address ranges the access checks send to the
+// runtime (set by their owners; NULL begin: none), and whether there are
+// HBM ranges beyond the first (hbm_check_access then sees every access).
+enum ManagedRange { managed_tcm, managed_windows, managed_hbm, managed_range_count };
+void managed_range_set(int which, const void *begin, size_t size);
+void managed_extra_ranges(bool any);
+// access_checks.cpp: the bytes of a live TCM block an access was checked
+// in, which the next accesses to it need not look up; tcm.cpp sets it, and
+// sets it to none (NULL, 0) whenever a block goes back to the pool.
+void access_block_seen(const void *begin, size_t size);
+// access_checks.cpp: while one lives, the runtime's own memcpy, memmove
+// and memset calls are not checked as the kernel's (the windows' copies).
+struct RuntimeCopy {
+    RuntimeCopy();
+    ~RuntimeCopy();
+    RuntimeCopy(const RuntimeCopy &) = delete;
+    RuntimeCopy &operator=(const RuntimeCopy &) = delete;
+};
+// access_checks.cpp: "relu(at::Tensor const&) read 4 bytes" (or "the
+// kernel wrote 8 bytes" when code is in no named function).
+void describe_access(bool writes, size_t size, const void *code, char *text, size_t text_size);
+
+// hbm.cpp: HBM addresses.  At the end of an op: remaps the translation
+// windows (keeping what the kernel wrote), warns of the HBM allocations the
+// op did not free and frees them, and forgets the op's addresses.
+void hbm_end_run();
+// hbm.cpp: the same after a violation or a fault, without warning and
+// without keeping what the kernel wrote through windows.
+void hbm_release_run();
+// hbm.cpp: the access checks' verdict on an access at address: nothing
+// when it is not an HBM address, else a violation (an HBM address is not a
+// pointer).
+void hbm_check_access(uintptr_t address, size_t size, bool writes, const void *code);
+// hbm.cpp: what a fault at an HBM address was; 0 for another address.
+int hbm_describe_fault(const void *address, char *text, size_t size);
+
+// windows.cpp: the translation windows of neuron_translate.
+struct HbmObject;
+// A Q7PtrType::operator[]: it takes a window round-robin as neuron_translate does.
+void windows_translation_taken();
+// The access checks' verdict on an access in the windows' area: the window's
+// bytes are copied in as they are first touched and the access recorded in
+// the ledger; outside a live window's bytes, a violation.
+void windows_check_access(const char *address, size_t size, bool writes, const void *code);
+// What a fault in the windows' area was; 0 for another address.
+int windows_describe_fault(const void *address, char *text, size_t size);
+// Before the runtime reads or writes bytes of tensor or allocation memory
+// itself (neuron_memcpy, the TCM copies, element-wise ops and fill_, the
+// copy of a returned tensor): writes back what the kernel changed through
+// windows onto them.
+void windows_sync(const void *memory, size_t bytes);
+// After the runtime wrote them: windows onto them copy them again.
+void windows_refresh(const void *memory, size_t bytes);
+// An allocation freed: its windows are remapped, their changes dropped.
+void windows_forget(const HbmObject &object);
+// At the end of an op: remaps every window, writing back what the kernel
+// changed when keep_changes.
+void windows_end_run(bool keep_changes);
 
 // code_address.cpp: " in FUNCTION" for a code address inside a function
 // that has a dynamic symbol, else "" (text holds size bytes).

@@ -70,22 +70,12 @@ std::string stream_name(bool writes, c10::ScalarType type)
     return std::string(stream_kind(writes)) + "<" + cpp_type_name(type) + ">()";
 }
 
-// "argument 2", "the output", "a tensor made by zeros".
-std::string describe(const TensorImpl &tensor)
-{
-    if (tensor.argument > 0)
-        return "argument " + std::to_string(tensor.argument);
-    if (tensor.argument < 0)
-        return "the output";
-    return std::string("a tensor made by ") + tensor.made_by;
-}
-
 // "while it has" or "while argument 1, which shares its memory, has".
 std::string holder(const TensorImpl &accessed, const Stream &stream)
 {
-    if (stream.tensor == &accessed || describe(*stream.tensor) == describe(accessed))
+    if (stream.tensor == &accessed || describe_tensor(*stream.tensor) == describe_tensor(accessed))
         return "while it has";
-    return "while " + describe(*stream.tensor) + ", which shares its memory, has";
+    return "while " + describe_tensor(*stream.tensor) + ", which shares its memory, has";
 }
 
 // A potentially incoherent access, under the accessed tensor's policy.
@@ -120,7 +110,7 @@ void check_open(const TensorImpl &tensor, bool writes, c10::ScalarType type)
             !writes ? "the read stream may miss elements the write stream still holds in its TCM buffer"
             : other.writes ? "the two write streams' buffers may reach memory in either order"
                            : "the read stream may already have read ahead the elements the write stream changes";
-        incoherent(tensor, stream_name(writes, type) + " opened on " + describe(tensor) + " " +
+        incoherent(tensor, stream_name(writes, type) + " opened on " + describe_tensor(tensor) + " " +
                                holder(tensor, other) + " an active " + stream_name(other.writes, other.type) + ": " +
                                consequence);
     }
@@ -179,7 +169,7 @@ void element_access_check(const TensorImpl &tensor, const void *element, bool wr
         const char *consequence = stream.writes
                                       ? "the element access may miss what the write stream still holds in its TCM buffer"
                                       : "the read stream may already have read ahead the element written";
-        incoherent(tensor, "element access through " + accessor + " on " + describe(tensor) + " " +
+        incoherent(tensor, "element access through " + accessor + " on " + describe_tensor(tensor) + " " +
                                holder(tensor, stream) + " an active " + stream_name(stream.writes, stream.type) + ": " +
                                consequence);
     }

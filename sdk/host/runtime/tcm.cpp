@@ -1,5 +1,6 @@
 /* tcm.cpp - the core's 16 KiB TCM (data RAM) pool: tcm_malloc and tcm_free,
- * the stream accessors' buffers, and tcm_accessor's copies.
+ * neuron_dataram_allocate and its kin (custom_op.h), the stream accessors'
+ * buffers, and tcm_accessor's copies.
  *
  * The pool is counted in 64-byte blocks, as the device's is, so the same
  * requests succeed and fail.  In memory, though, every allocation lives on
@@ -11,7 +12,8 @@
  *     256 slots of (16 KiB of data pages + 1 guard page);
  *   - a block's bytes end where its slot's data pages end: the first byte
  *     past a block whose size is a multiple of 64 is on a guard page.  A
- *     block stays 64-byte aligned, as on the device, so one whose size is
+ *     block stays 64-byte aligned, as on the device (or aligned as
+ *     neuron_dataram_allocate was asked, up to a page), so one whose size is
  *     not a multiple of 64 has up to 63 bytes of slack after it before the
  *     guard page; and a block smaller than its pages has the rest of its
  *     first page before it;
@@ -26,9 +28,15 @@
  *     cost two system calls each); they are checked at the end of each op
  *     and when the slot is handed out again.
  *
- * A fault in the reserved range is described by tcm_describe_fault, which
- * the runner calls (customop_host_call.describe_fault).  tensor_to_tcm and
- * tcm_to_tensor check their TCM range against the block themselves. */
+ * The kernel's own loads and stores in the reserved range are checked at
+ * the access, to the byte, by tcm_check_access (access_checks.cpp calls it
+ * when the kernel was compiled with the host target's access checks): the
+ * guard pages and the pattern are for the code that is not (libc, a build
+ * with AddressSanitizer, which poisons the pool instead, or a compiler
+ * without the checks).  A fault in the reserved range is described by
+ * tcm_describe_fault, which the runner calls
+ * (customop_host_call.describe_fault).  tensor_to_tcm, tcm_to_tensor and
+ * neuron_memcpy check their TCM range against the block themselves. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,6 +60,7 @@ const size_t block_count = pool_size / block_size;
 // The fill pattern, repeated from every address that is a multiple of 4.
 const unsigned char fill_bytes[4] = {0xff, 0xff, 0xff, 0x7f};
 const char *const tcm_malloc_owner = "tcm_malloc";
+const char *const dataram_owner = "neuron_dataram_allocate";
 // What a message about a stray access says to do next: AddressSanitizer
 // finds it at the kernel's line.  A kernel built with it has had it
 // reported already (every byte of the pool outside live blocks is
@@ -68,10 +77,14 @@ const char *const tcm_malloc_owner = "tcm_malloc";
 struct Pool {
     // The device's accounting.  For the first block of each allocation:
     // its length in blocks (0 for free blocks and the rest of an
-    // allocation), the bytes asked for, who asked ("tcm_malloc", or a
-    // stream accessor for its buffer) and from where (tcm_malloc's caller).
+    // allocation), the bytes asked for, who asked ("tcm_malloc",
+    // "neuron_dataram_allocate", or a stream accessor for its buffer) and
+    // from where (the caller of the first two).
     uint16_t length[block_count];
     size_t requested[block_count];
+    // The bytes from the block's first byte to the end of its slot's data
+    // pages: the block rounded to 64 bytes, or to its alignment.
+    size_t span[block_count];
     const char *owner[block_count];
     const void *caller[block_count];
     bool used[block_count];
@@ -114,7 +127,7 @@ char *slot_data_end(size_t slot)
 // Where the bytes of the allocation at start begin.
 char *block_memory(size_t start)
 {
-    return slot_data_end(start) - rounded_size(pool.requested[start]);
+    return slot_data_end(start) - pool.span[start];
 }
 
 size_t pages_for(size_t bytes)
@@ -122,9 +135,16 @@ size_t pages_for(size_t bytes)
     return (bytes + pool.page - 1) / pool.page;
 }
 
-bool is_tcm_malloc_block(size_t start)
+// Allocations the kernel reaches through a pointer (not a stream's buffer,
+// which is accounting only).
+bool has_memory(const char *owner)
 {
-    return pool.length[start] && pool.owner[start] == tcm_malloc_owner;
+    return owner == tcm_malloc_owner || owner == dataram_owner;
+}
+
+bool is_kernel_block(size_t start)
+{
+    return pool.length[start] && has_memory(pool.owner[start]);
 }
 
 // The pattern as a word, for the aligned middle of a region (the pattern
@@ -169,7 +189,7 @@ __attribute__((no_sanitize_address)) const char *first_overwritten(const char *f
 // " in relu(at::Tensor const&)", or "" when the caller has no name.
 void describe_caller(size_t start, char *text, size_t size)
 {
-    if (pool.owner[start] == tcm_malloc_owner)
+    if (has_memory(pool.owner[start]))
         describe_code_address(pool.caller[start], text, size);
     else if (size > 0)
         text[0] = '\0';
@@ -195,6 +215,7 @@ void reserve_area()
     pool.area = static_cast<char *>(area);
     pool.area_size = size;
     tcm_poison(pool.area, pool.area_size);
+    managed_range_set(managed_tcm, pool.area, pool.area_size);
 }
 
 void describe_position(const char *address, char *text, size_t size);
@@ -212,7 +233,7 @@ void check_slot(size_t slot, const char *keep_from, const char *keep_to, const c
     if (!damage)
         return;
     char text[768];
-    if (is_tcm_malloc_block(slot)) {
+    if (is_kernel_block(slot)) {
         describe_block(slot, text, sizeof text);
         if (damage < keep_from)
             violation("wrote before the start of a %s (%zu bytes before it; found at %s; on the device this "
@@ -250,12 +271,22 @@ void open_slot(size_t slot, size_t pages)
     pool.open_pages[slot] = static_cast<uint16_t>(pages);
 }
 
-void *allocate(size_t bytes, const char *owner, const void *caller)
+// Whether a block may start at block index start with that alignment: the
+// pool's base is taken as aligned to its size, so an alignment up to 16 KiB
+// is a matter of the index (the memory is aligned too up to a page).
+bool aligned_start(size_t start, size_t align)
+{
+    return align <= block_size || (start * block_size) % align == 0;
+}
+
+void *allocate(size_t bytes, const char *owner, const void *caller, size_t align = block_size)
 {
     if (bytes > pool_size)
         return nullptr;
     size_t blocks = rounded_size(bytes) / block_size;
     for (size_t start = 0; start + blocks <= block_count; start++) {
+        if (!aligned_start(start, align))
+            continue;
         size_t free_run = 0;
         while (free_run < blocks && !pool.used[start + free_run])
             free_run++;
@@ -265,7 +296,7 @@ void *allocate(size_t bytes, const char *owner, const void *caller)
         }
         if (!pool.area)
             reserve_area();
-        bool with_memory = owner == tcm_malloc_owner;
+        bool with_memory = has_memory(owner);
         // A parked slot is checked before it is handed out again.
         if (with_memory && pool.open_pages[start])
             check_slot(start, slot_data_end(start), slot_data_end(start), "tcm_malloc");
@@ -275,6 +306,8 @@ void *allocate(size_t bytes, const char *owner, const void *caller)
         }
         pool.length[start] = static_cast<uint16_t>(blocks);
         pool.requested[start] = bytes;
+        size_t memory_align = align < pool.page ? align : pool.page;
+        pool.span[start] = (blocks * block_size + memory_align - 1) / memory_align * memory_align;
         pool.owner[start] = owner;
         pool.caller[start] = caller;
         pool.run[start] = pool.current_run;
@@ -285,7 +318,7 @@ void *allocate(size_t bytes, const char *owner, const void *caller)
         // write the tensor directly.  Its pointer is on the slot's guard page.
         if (!with_memory)
             return slot_data_end(start);
-        open_slot(start, pages_for(blocks * block_size));
+        open_slot(start, pages_for(pool.span[start]));
         char *memory = block_memory(start);
         tcm_unpoison(memory, bytes);
         return memory;
@@ -298,7 +331,8 @@ void *allocate(size_t bytes, const char *owner, const void *caller)
 // kernel wrote past the block is not reported at the next op).
 void release(size_t start)
 {
-    if (pool.owner[start] == tcm_malloc_owner) {
+    access_block_seen(nullptr, 0);
+    if (has_memory(pool.owner[start])) {
         char *memory = block_memory(start);
         fill(slot_data_end(start) - pool.open_pages[start] * pool.page, slot_data_end(start));
         tcm_poison(memory, pool.requested[start]);
@@ -335,20 +369,20 @@ void describe_position(const char *address, char *text, size_t size)
 {
     long slot = slot_of(address);
     long block = -1;
-    if (in_slot(slot) && is_tcm_malloc_block(static_cast<size_t>(slot))) {
+    if (in_slot(slot) && is_kernel_block(static_cast<size_t>(slot))) {
         block = slot;
     } else {
         for (long s = slot - 1; s >= 0 && block < 0; s--)
-            if (s < static_cast<long>(block_count) && is_tcm_malloc_block(static_cast<size_t>(s)))
+            if (s < static_cast<long>(block_count) && is_kernel_block(static_cast<size_t>(s)))
                 block = s;
         for (long s = slot + 1; s < static_cast<long>(block_count) && block < 0; s++)
-            if (s >= 0 && is_tcm_malloc_block(static_cast<size_t>(s)))
+            if (s >= 0 && is_kernel_block(static_cast<size_t>(s)))
                 block = s;
     }
     char described[512];
     if (block < 0) {
         size_t at = static_cast<size_t>(slot);
-        if (in_slot(slot) && pool.freed[at] && pool.owner[at] == tcm_malloc_owner) {
+        if (in_slot(slot) && pool.freed[at] && has_memory(pool.owner[at])) {
             describe_block(at, described, sizeof described);
             snprintf(text, size, "at byte %lld of a %s, which tcm_free freed",
                      static_cast<long long>(address - block_memory(at)), described);
@@ -384,27 +418,32 @@ Found find_block(const void *pointer)
         return Found{Lookup::not_a_block, 0, 0};
     size_t slot = static_cast<size_t>(at);
     if (pool.length[slot]) {
-        const char *memory = pool.owner[slot] == tcm_malloc_owner ? block_memory(slot) : slot_data_end(slot);
+        const char *memory = has_memory(pool.owner[slot]) ? block_memory(slot) : slot_data_end(slot);
         if (address == memory)
             return Found{Lookup::block, slot, 0};
         if (address > memory && address < memory + pool.requested[slot])
             return Found{Lookup::inside_block, slot, static_cast<size_t>(address - memory)};
         return Found{Lookup::not_a_block, 0, 0};
     }
-    if (pool.freed[slot] && pool.owner[slot] == tcm_malloc_owner && address == block_memory(slot))
+    if (pool.freed[slot] && has_memory(pool.owner[slot]) && address == block_memory(slot))
         return Found{Lookup::freed, slot, 0};
     return Found{Lookup::not_a_block, 0, 0};
 }
 
-// A copy's TCM side, [tcm, tcm + bytes): when it is in the pool, it must lie
-// in the bytes asked for of one live block.
-void check_copy_range(const char *what, const char *direction, const char *tcm, size_t bytes)
+// A copy's TCM side, [tcm, tcm + bytes): when it is in the pool (or
+// always, with in_pool_only), it must lie in the bytes asked for of one live
+// block.
+void check_copy_range(const char *what, const char *direction, const char *tcm, size_t bytes, bool in_pool_only)
 {
     long at = slot_of(tcm);
-    if (at == static_cast<long>(block_count))
+    if (at == static_cast<long>(block_count)) {
+        if (in_pool_only)
+            violation("%s: the local pointer is not in data RAM (the TCM pool): the device copies only between HBM "
+                      "and data RAM; allocate the local side with neuron_dataram_allocate or tcm_malloc", what);
         return;
+    }
     size_t slot = static_cast<size_t>(at);
-    if (in_slot(at) && is_tcm_malloc_block(slot)) {
+    if (in_slot(at) && is_kernel_block(slot)) {
         const char *memory = block_memory(slot);
         size_t requested = pool.requested[slot];
         if (tcm >= memory && tcm <= memory + requested && bytes <= static_cast<size_t>(memory + requested - tcm))
@@ -426,11 +465,52 @@ void check_copy_range(const char *what, const char *direction, const char *tcm, 
 
 __attribute__((destructor)) void unmap_area()
 {
-    if (pool.area && !current_call())
+    if (pool.area && !current_call()) {
+        managed_range_set(managed_tcm, nullptr, 0);
         munmap(pool.area, pool.area_size);
+    }
+}
+
+// A signed element offset as a kernel meant it: size_t arithmetic that went
+// below 0 wraps, and -75 reads better than 18446744073709551541.
+long long signed_offset(size_t offset)
+{
+    return static_cast<long long>(offset);
 }
 
 } // namespace
+
+void fill_with_pattern(char *from, char *to)
+{
+    fill(from, to);
+}
+
+void tcm_check_access(const char *address, size_t size, bool writes, const void *code)
+{
+    long at = slot_of(address);
+    char access[384], where[768];
+    if (in_slot(at) && is_kernel_block(static_cast<size_t>(at))) {
+        const char *memory = block_memory(static_cast<size_t>(at));
+        size_t requested = pool.requested[at];
+        if (address >= memory && address < memory + requested) {
+            size_t left = static_cast<size_t>(memory + requested - address);
+            if (size <= left) {
+                access_block_seen(memory, requested);
+                return;
+            }
+            // An access that starts inside the block and leaves it.
+            describe_access(writes, size, code, access, sizeof access);
+            describe_block(static_cast<size_t>(at), where, sizeof where);
+            violation("%s at byte %zu of the %s, %zu byte%s past its end (on the device it %s the next block or a "
+                      "stream accessor's buffer)", access, static_cast<size_t>(address - memory), where, size - left,
+                      size - left == 1 ? "" : "s", writes ? "overwrites" : "reads");
+        }
+    }
+    describe_access(writes, size, code, access, sizeof access);
+    describe_position(address, where, sizeof where);
+    violation("%s %s (on the device it %s another block or a stream accessor's buffer)", access, where,
+              writes ? "overwrites" : "reads");
+}
 
 void tcm_begin_run()
 {
@@ -438,7 +518,6 @@ void tcm_begin_run()
         tcm_release_run();
     pool.current_run++;
     pool.run_in_progress = true;
-    current_call()->describe_fault = tcm_describe_fault;
 }
 
 void tcm_release_run()
@@ -448,7 +527,7 @@ void tcm_release_run()
             release(i);
     // What the abandoned kernel wrote into freed pages is not the next op's.
     for (size_t i = 0; i < block_count; i++)
-        if (pool.open_pages[i] && !is_tcm_malloc_block(i))
+        if (pool.open_pages[i] && !is_kernel_block(i))
             fill(slot_data_end(i) - pool.open_pages[i] * pool.page, slot_data_end(i));
     pool.run_in_progress = false;
 }
@@ -457,7 +536,7 @@ void tcm_end_run()
 {
     pool.run_in_progress = false;
     for (size_t i = 0; i < block_count; i++) {
-        if (is_tcm_malloc_block(i))
+        if (is_kernel_block(i))
             check_guard(i, "the end of the op");
         else if (pool.open_pages[i])
             check_slot(i, slot_data_end(i), slot_data_end(i), "the end of the op");
@@ -483,6 +562,35 @@ void tcm_end_run()
 void *tcm_allocate(size_t bytes, const char *owner)
 {
     return allocate(bytes, owner, nullptr);
+}
+
+// tcm_free and neuron_dataram_deallocate (what): the two allocators share
+// the pool, as on the device, so either frees a block of the other.
+void free_block(void *pointer, const char *what)
+{
+    if (!pointer)
+        return;
+    Found found = find_block(pointer);
+    char block[512];
+    switch (found.kind) {
+    case Lookup::block:
+        break;
+    case Lookup::freed:
+        violation("%s: a double free: the %zu-byte TCM block was freed already", what, pool.requested[found.start]);
+    case Lookup::inside_block:
+        describe_block(found.start, block, sizeof block);
+        violation("%s: the pointer is %zu bytes into a %s: free the pointer %s returned", what, found.inside,
+                  block, pool.owner[found.start]);
+    case Lookup::outside_pool:
+    case Lookup::not_a_block:
+        violation("%s: the pointer is not one that tcm_malloc or neuron_dataram_allocate returned%s", what,
+                  found.kind == Lookup::outside_pool ? " (it is not in the TCM pool)" : "");
+    }
+    if (!has_memory(pool.owner[found.start]))
+        violation("%s: the pointer is the TCM buffer of a stream accessor, not a block from tcm_malloc or "
+                  "neuron_dataram_allocate", what);
+    check_guard(found.start, what);
+    release(found.start);
 }
 
 void tcm_give_back(void *block, const char *found_at)
@@ -525,20 +633,29 @@ int tcm_describe_fault(const void *address, char *text, size_t size)
     return 1;
 }
 
+void tcm_check_local_range(const char *what, const char *direction, const void *local, size_t bytes)
+{
+    if (!local)
+        violation("%s: the local pointer is NULL (did the allocation fail?)", what);
+    check_copy_range(what, direction, static_cast<const char *>(local), bytes, true);
+}
+
 void tcm_copy(const TensorImpl &tensor, void *tcm, size_t offset, size_t count, size_t element_size, bool to_tcm)
 {
     const char *what = to_tcm ? "tensor_to_tcm" : "tcm_to_tensor";
     size_t tensor_bytes = tensor.byte_size();
     size_t tensor_elements = tensor_bytes / element_size;
     if (offset > tensor_elements || count > tensor_elements - offset)
-        violation("%s: elements [%zu, %zu) are outside the tensor, which holds %zu elements of %zu bytes", what, offset,
-                  offset + count, tensor_elements, element_size);
+        violation("%s: elements [%lld, %lld) are outside %s, which holds %zu elements of %zu bytes", what,
+                  signed_offset(offset), signed_offset(offset + count), describe_tensor(tensor).c_str(),
+                  tensor_elements, element_size);
     if (count > 0 && !tcm)
         violation("%s: the TCM pointer is NULL (did tcm_malloc fail?)", what);
     size_t bytes = count * element_size;
     if (count > 0)
-        check_copy_range(what, to_tcm ? "into" : "from", static_cast<const char *>(tcm), bytes);
+        check_copy_range(what, to_tcm ? "into" : "from", static_cast<const char *>(tcm), bytes, false);
     char *element = static_cast<char *>(tensor.data) + offset * element_size;
+    windows_sync(element, bytes);
     ledger_tcm_copy(to_tcm, bytes);
     if (to_tcm) {
         ledger_read(tensor, element, bytes);
@@ -546,6 +663,7 @@ void tcm_copy(const TensorImpl &tensor, void *tcm, size_t offset, size_t count, 
     } else {
         ledger_write(tensor, element, bytes);
         memmove(element, tcm, bytes);
+        windows_refresh(element, bytes);
     }
 }
 
@@ -561,30 +679,47 @@ void *tcm_malloc(size_t n)
 
 void tcm_free(void *pointer)
 {
-    using namespace neuron_host;
-    if (!pointer)
-        return;
-    Found found = find_block(pointer);
-    char block[512];
-    switch (found.kind) {
-    case Lookup::block:
-        break;
-    case Lookup::freed:
-        violation("tcm_free: a double free: the %zu-byte TCM block was freed already", pool.requested[found.start]);
-    case Lookup::inside_block:
-        describe_block(found.start, block, sizeof block);
-        violation("tcm_free: the pointer is %zu bytes into a %s: free the pointer tcm_malloc returned", found.inside,
-                  block);
-    case Lookup::outside_pool:
-    case Lookup::not_a_block:
-        violation("tcm_free: the pointer is not one that tcm_malloc returned%s",
-                  found.kind == Lookup::outside_pool ? " (it is not in the TCM pool)" : "");
-    }
-    if (pool.owner[found.start] != tcm_malloc_owner)
-        violation("tcm_free: the pointer is the TCM buffer of a stream accessor, not a block from tcm_malloc");
-    check_guard(found.start, "tcm_free");
-    release(found.start);
+    neuron_host::free_block(pointer, "tcm_free");
 }
 
 } // namespace neuron
 } // namespace torch
+
+int neuron_dataram_allocate(unsigned size, void **out, unsigned align)
+{
+    using namespace neuron_host;
+    if (!out)
+        violation("neuron_dataram_allocate: out is NULL: pass the address of the pointer to set");
+    if (align & (align - 1))
+        violation("neuron_dataram_allocate: an alignment of %u bytes: it must be a power of two", align);
+    if (align > pool_size)
+        violation("neuron_dataram_allocate: an alignment of %u bytes: data RAM is %zu bytes", align, pool_size);
+    *out = allocate(size, dataram_owner, __builtin_return_address(0), align < block_size ? block_size : align);
+    return *out ? 0 : -1;
+}
+
+void neuron_dataram_deallocate(void *local)
+{
+    neuron_host::free_block(local, "neuron_dataram_deallocate");
+}
+
+int neuron_dataram_max_free_space(unsigned *bytes, unsigned align)
+{
+    using namespace neuron_host;
+    if (!bytes)
+        violation("neuron_dataram_max_free_space: bytes is NULL: pass the address of the count to set");
+    if (align & (align - 1))
+        violation("neuron_dataram_max_free_space: an alignment of %u bytes: it must be a power of two", align);
+    size_t largest = 0;
+    for (size_t start = 0; start < block_count; start++) {
+        if (pool.used[start] || !aligned_start(start, align))
+            continue;
+        size_t run = 0;
+        while (start + run < block_count && !pool.used[start + run])
+            run++;
+        if (run * block_size > largest)
+            largest = run * block_size;
+    }
+    *bytes = static_cast<unsigned>(largest);
+    return 0;
+}

@@ -39,6 +39,24 @@ const char *cpp_type_name(c10::ScalarType type)
     return "?";
 }
 
+std::string describe_argument(int number)
+{
+    std::string text = "argument " + std::to_string(number);
+    customop_host_call *call = current_call();
+    if (call && call->arg_names && number >= 1 && number <= call->arg_count && call->arg_names[number - 1])
+        text += std::string(" (") + call->arg_names[number - 1] + ")";
+    return text;
+}
+
+std::string describe_tensor(const TensorImpl &tensor)
+{
+    if (tensor.argument > 0)
+        return describe_argument(tensor.argument);
+    if (tensor.argument < 0)
+        return "the output";
+    return std::string("a tensor made by ") + tensor.made_by;
+}
+
 } // namespace neuron_host
 
 namespace at {
@@ -83,6 +101,7 @@ void Tensor::check_accessor(ScalarType element_type, size_t dims) const
 Tensor &Tensor::fill_(const Scalar &value) const
 {
     const neuron_host::TensorImpl &tensor = impl();
+    neuron_host::windows_sync(tensor.data, tensor.byte_size());
     for (int64_t i = 0; i < tensor.numel; i++) {
         char *element = neuron_host::element_address(tensor, i);
         if (value.isFloatingPoint())
@@ -92,6 +111,7 @@ Tensor &Tensor::fill_(const Scalar &value) const
     }
     neuron_host::ledger_elementwise(tensor.numel, tensor.byte_size());
     neuron_host::ledger_write(tensor, tensor.data, tensor.byte_size());
+    neuron_host::windows_refresh(tensor.data, tensor.byte_size());
     return const_cast<Tensor &>(*this);
 }
 

@@ -42,13 +42,13 @@ at::Tensor tcm(const at::Tensor &x, int which, int core)
     if (static_cast<int>(get_cpu_id()) != core)
         return out;
     switch (which) {
-    case 0: { // one byte past a 4096-byte block, found at tcm_free
+    case 0: { // one byte past a 4096-byte block
         char *block = static_cast<char *>(torch::neuron::tcm_malloc(4096));
         memset(block, 1, 4097);
         torch::neuron::tcm_free(block);
         break;
     }
-    case 1: { // into the slack of a 100-byte block, found at the end of the op
+    case 1: { // into the 64-byte rounding of a 100-byte block
         char *block = static_cast<char *>(torch::neuron::tcm_malloc(100));
         block[100] = 1;
         break;

@@ -10,7 +10,12 @@
  *   slack_past(x)        writes the byte just past a 100-byte block
  *   write_after_free(x)  writes a block after tcm_free
  *   column_sums(x)       [rows, 16] -> [16]: sums in a TCM accumulator; right
- *   column_sums_unzeroed(x)  the same, without zeroing the accumulator */
+ *   column_sums_unzeroed(x)  the same, without zeroing the accumulator
+ *   edge(x, bytes, index, writes)  reads (or writes) element index of a
+ *                        block of bytes: floats when 4 divides bytes, else
+ *                        bytes; right for an index inside the block
+ *   scale_inclusive(x)   [1000]: for (j = 0; j <= n; j++) b[j] = 2 * b[j]
+ *                        over a 4000-byte block, one element too many */
 #include <stddef.h>
 #include <stdint.h>
 #include <torch/torch.h>
@@ -85,6 +90,7 @@ torch::Tensor column_sums_of(const torch::Tensor &x, bool zeroed)
 }
 
 volatile float sink;
+volatile char sink_byte;
 
 } // namespace
 
@@ -129,10 +135,11 @@ torch::Tensor halo_before(const torch::Tensor &x)
 
 torch::Tensor slack_past(const torch::Tensor &x)
 {
-    char *block = static_cast<char *>(torch::neuron::tcm_malloc(100));
+    // volatile: byte by byte, not a memset (which the runtime checks itself).
+    volatile char *block = static_cast<char *>(torch::neuron::tcm_malloc(100));
     for (size_t j = 0; j <= 100; j++)
         block[j] = 1;
-    torch::neuron::tcm_free(block);
+    torch::neuron::tcm_free(const_cast<char *>(block));
     return copy_out(x);
 }
 
@@ -153,4 +160,37 @@ torch::Tensor column_sums(const torch::Tensor &x)
 torch::Tensor column_sums_unzeroed(const torch::Tensor &x)
 {
     return column_sums_of(x, false);
+}
+
+torch::Tensor edge(const torch::Tensor &x, int bytes, int index, int writes)
+{
+    char *block = static_cast<char *>(torch::neuron::tcm_malloc(static_cast<size_t>(bytes)));
+    if (bytes % 4 == 0) {
+        volatile float *element = reinterpret_cast<float *>(block) + index;
+        if (writes)
+            *element = 1.0f;
+        else
+            sink = *element;
+    } else {
+        volatile char *element = block + index;
+        if (writes)
+            *element = 1;
+        else
+            sink_byte = *element;
+    }
+    torch::neuron::tcm_free(block);
+    return copy_out(x);
+}
+
+torch::Tensor scale_inclusive(const torch::Tensor &x)
+{
+    torch::Tensor out = get_dst_tensor();
+    size_t n = static_cast<size_t>(x.numel());
+    float *buf = static_cast<float *>(torch::neuron::tcm_malloc(sizeof(float) * n));
+    x.tcm_accessor().tensor_to_tcm<float>(buf, 0, n);
+    for (size_t j = 0; j <= n; j++)
+        buf[j] = 2.0f * buf[j];
+    out.tcm_accessor().tcm_to_tensor<float>(buf, 0, n);
+    torch::neuron::tcm_free(buf);
+    return out;
 }

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define CUSTOMOP_HOST_ABI_VERSION 3
+#define CUSTOMOP_HOST_ABI_VERSION 4
 #define CUSTOMOP_HOST_MAX_RANK 8
 #define CUSTOMOP_HOST_ERROR_SIZE 1024
 
@@ -115,11 +115,16 @@ struct customop_host_call {
 	struct customop_host_ledger ledger;
 	/* out, set as the call starts: writes into text (size bytes) what a
 	 * fault at address means when the address lies in memory the runtime
-	 * manages for the kernel (the TCM pool), as "a read or write at byte
+	 * manages for the kernel (the TCM pool, HBM addresses, translation
+	 * windows), as "a read or write at byte
 	 * 4096 of the 4096-byte TCM block allocated by tcm_malloc in f(), past
 	 * its end ...", and returns 1; returns 0 for any other address.  Call
 	 * it after the call faulted, before the next call on this core. */
 	int (*describe_fault)(const void *address, char *text, size_t size);
+	/* How messages name each argument after its number, as the op's schema
+	 * writes it ("Tensor x": "argument 1 (Tensor x)"); arg_count of them,
+	 * or NULL for the number alone. */
+	const char *const *arg_names;
 };
 
 /* The default emulated core stack: the device leaves kernels about 8 KiB of

@@ -10,6 +10,7 @@
 #include "neuron/host/accessors.h"
 #include "neuron/host/array_ref.h"
 #include "neuron/host/coherence.h"
+#include "neuron/host/q7_ptr.h"
 #include "neuron/host/scalar.h"
 #include "neuron/host/scalar_type.h"
 #include "neuron/host/tensor_impl.h"
@@ -103,12 +104,17 @@ public:
         const_cast<neuron_host::TensorImpl &>(impl()).coherence_policy = policy;
     }
 
+    // The tensor's HBM address, the core's translation context and whether
+    // the tensor has no data (see custom_op.h): the address is not a
+    // pointer; operator[] of the result maps and reaches an element.
+    c10::Q7PtrType q7_data_ptr() const;
+
     template <typename T = void> T *data_ptr() const
     {
         static_assert(sizeof(T *) == 0,
                       "data_ptr() is not available on the device (it throws there): reach tensor data "
-                      "through accessor<T,N>(), read_stream_accessor<T>(), write_stream_accessor<T>() "
-                      "or tcm_accessor()");
+                      "through accessor<T,N>(), read_stream_accessor<T>(), write_stream_accessor<T>(), "
+                      "tcm_accessor(), or q7_data_ptr() with custom_op.h");
         return nullptr;
     }
     template <typename T = void> void storage() const
@@ -152,6 +158,7 @@ struct TensorInternals {
         return tensor;
     }
     static TensorImpl &impl(const at::Tensor &tensor) { return const_cast<TensorImpl &>(tensor.impl()); }
+    static std::shared_ptr<const TensorImpl> shared(const at::Tensor &tensor) { return tensor.shared_impl(); }
 };
 
 } // namespace neuron_host
