@@ -497,10 +497,19 @@ def make(root, bridge=None, pch=True, verbose=False):
             with open(header, 'w') as stream:
                 stream.write(_PCH_TEXT)
             flags = plain + post_cflags
-            commands.append(([compiler()[0]] + flags + ['-x', 'c++-header', header, '-o',
-                                                         header + '.gch'],
-                             os.path.join(work, 'pch.log')))
             record['pch'] = {'flags': flags}
+            if current is not None and current.cflags == cflags and \
+                    current.post_cflags == post_cflags and current._pch_header() is not None:
+                # The kit's precompiled header still serves (only the bridge
+                # changed): kept, not made again.
+                try:
+                    os.link(current._pch_header() + '.gch', header + '.gch')
+                except OSError:
+                    shutil.copyfile(current._pch_header() + '.gch', header + '.gch')
+            else:
+                commands.append(([compiler()[0]] + flags + ['-x', 'c++-header', header, '-o',
+                                                             header + '.gch'],
+                                 os.path.join(work, 'pch.log')))
         if bridge is not None:
             source, include = (os.path.abspath(path) for path in bridge)
             bridge_flags = _bridge_flags()

@@ -22,8 +22,8 @@ if [ -z "$venv" ]; then
 		sed 's/^/# /' "$WORK/venv.log"
 		exit 1
 	fi
-	"$venv/bin/pip" install -q torch==2.13.0 >"$WORK/torch.log" 2>&1
-	check_eq "pip installs torch==2.13.0 in it" "$?" 0
+	"$venv/bin/pip" install -q torch==2.13.0 numpy >"$WORK/torch.log" 2>&1
+	check_eq "pip installs torch==2.13.0 (and numpy, which it warns without) in it" "$?" 0
 	"$venv/bin/pip" install -q "$TOP" >"$WORK/install.log" 2>&1
 	status=$?
 	check_eq "pip install . builds the wheel and installs it" "$status" 0

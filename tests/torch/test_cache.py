@@ -17,7 +17,7 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
+import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -214,7 +214,11 @@ class WaitTest(Work):
                                    env=self.environment(), stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
         self.addCleanup(lambda: process.poll() is None and process.kill())
-        # Read while the lock is held: the announcement comes before the load ends.
+        # Read while the lock is held: the announcement comes before the load
+        # ends (a load that waits in silence is stopped after a while).
+        timer = threading.Timer(300, process.kill)
+        timer.start()
+        self.addCleanup(timer.cancel)
         line = process.stderr.readline()
         self.assertEqual(line, f'build_custom_op: waiting for the shape library in {entry}: '
                                f'process {os.getpid()} (the test of waits) holds its lock\n')
