@@ -76,7 +76,7 @@ def _torch_python(config_settings):
     if chosen:
         return chosen
     environment = {key: value for key, value in os.environ.items()
-                   if key not in ('PYTHONPATH', 'PYTHONNOUSERSITE', 'PYTHONNOUSERSITE')}
+                   if key not in ('PYTHONPATH', 'PYTHONNOUSERSITE')}
     done = subprocess.run([sys.executable, '-c', 'import torch'], env=environment,
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return sys.executable if done.returncode == 0 else None

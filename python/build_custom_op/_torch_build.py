@@ -563,11 +563,18 @@ def _compile_with_kit(kit, directory, name, sources, extra_cflags, include_paths
     objects = [os.path.join(directory, base) for base in _torch_kit.object_names(sources)]
     prefix = f"Error building extension '{name}'"
     library = os.path.join(directory, name + '.so')
+    compiles = [kit.compile_command(name, source, output, extra_cflags, include_paths)
+                for source, output in zip(sources, objects)]
     try:
-        _torch_kit.run_commands(
-            [(kit.compile_command(name, source, output, extra_cflags, include_paths),
-              output + '.log') for source, output in zip(sources, objects)],
-            directory, verbose, prefix)
+        # The compiles, as editors and tools read them.
+        with open(os.path.join(directory, 'compile_commands.json'), 'w') as stream:
+            json.dump([{'directory': directory, 'arguments': command, 'file': source,
+                        'output': output}
+                       for command, source, output in zip(compiles, sources, objects)],
+                      stream, indent=1)
+        _torch_kit.run_commands([(command, output + '.log')
+                                 for command, output in zip(compiles, objects)],
+                                directory, verbose, prefix)
         temporary = library + '.new'
         _torch_kit.run_commands([(kit.link_command(objects, temporary), library + '.log')],
                                 directory, verbose, prefix)

@@ -128,10 +128,11 @@ class Work(unittest.TestCase):
             stream.write(KERNELS)
         return path
 
-    def python(self, script, *arguments, **extra):
+    def python(self, script, *arguments, bound=600, **extra):
+        """Runs the script in a fresh process (ended after bound seconds)."""
         return subprocess.run([sys.executable, '-c', script] + list(arguments),
                               env=self.environment(**extra), capture_output=True, text=True,
-                              timeout=600)
+                              timeout=bound)
 
 
 class StopTest(Work):
@@ -195,6 +196,63 @@ class StopTest(Work):
         self.assertEqual(list(entries.values()), [['.lock']])
 
 
+class KitTest(Work):
+    """The torch kit's precompiled header: given to a shape source only when
+    having <torch/torch.h> read first changes nothing."""
+
+    def test_which_sources_take_the_precompiled_header(self):
+        from build_custom_op import _torch_kit
+        cases = [
+            ('#include <torch/torch.h>\n', True),
+            ('/* a comment\n#define X */\n// another\n\n#include "torchneuron/register.h"\n',
+             True),
+            ('#pragma once\n#include <vector>\n#include <cstdint>\n#include <torch/torch.h>\n',
+             True),
+            ('#define TORCH_ASSERT_ONLY_METHOD_OPERATORS\n#include <torch/torch.h>\n', False),
+            ('#include <ATen/core/dispatch/Dispatcher.h>\n#include <torch/torch.h>\n', False),
+            ('#include "config.h"\n#include <torch/torch.h>\n', False),
+            ('int x;\n#include <torch/torch.h>\n', False),
+            ('#include <ATen/ATen.h>\n', False),
+            ('#if 1\n#include <torch/torch.h>\n#endif\n', False),
+        ]
+        for text, expected in cases:
+            with self.subTest(text=text):
+                path = os.path.join(self.work, 'shape.cpp')
+                with open(path, 'w') as stream:
+                    stream.write(text)
+                self.assertEqual(_torch_kit._takes_precompiled_header(path), expected)
+
+    def test_a_shape_library_is_compiled_with_the_kit(self):
+        from build_custom_op import _shape_library, _torch_kit
+        kit = _torch_kit.find()
+        if kit is None:
+            self.skipTest('no torch kit for this PyTorch: make (or make torch-kit '
+                          'TORCH_PYTHON=this interpreter) makes one')
+        shape = os.path.join(fixture.MLP, 'shape.cpp')
+        other = os.path.join(self.work, 'other.cpp')
+        with open(other, 'w') as stream:
+            stream.write('#include <stdint.h>\nint64_t a_shape_library_also_holds = 1;\n')
+        done = self.python('import sys\n'
+                           'from build_custom_op import _shape_library\n'
+                           'path, _ = _shape_library.build_and_load("relu", sys.argv[1:], [], '
+                           '[], False)\n'
+                           'print(path)\n', shape, other)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        entry = os.path.dirname(done.stdout.strip())
+        with open(os.path.join(entry, 'compile_commands.json')) as stream:
+            commands = {os.path.basename(item['file']): item['arguments']
+                        for item in json.load(stream)}
+        header = os.path.join(kit.directory, 'torch_pch.h')
+        # shape.cpp begins with <torch/torch.h>; other.cpp with another header.
+        self.assertEqual([('-include' in command and header in command)
+                          for command in (commands['shape.cpp'], commands['other.cpp'])],
+                         [bool(kit.pch), False])
+        # g++ read the precompiled header, not torch_pch.h itself.
+        with open(os.path.join(entry, 'shape.o.d')) as stream:
+            self.assertNotIn('torch_pch.h', stream.read())
+        self.assertEqual(commands['shape.cpp'][:1], [_torch_kit.compiler()[0]])
+
+
 class WaitTest(Work):
     """A wait for an entry that another process holds."""
 
@@ -229,27 +287,29 @@ class WaitTest(Work):
     def test_a_wait_ends_at_the_limit(self):
         entry = self.private_copy()
         self.hold(entry)
-        done = self.python(LOAD, fixture.OTHER_SHAPES[0], '0.3')
+        done = self.python(LOAD, fixture.OTHER_SHAPES[0], '0.3', bound=300)
         self.assertEqual(done.stdout, f'gave up waiting for the shape library in {entry} after '
                          f'0.3 s (the timeout given to load()): process {os.getpid()} (the test '
                          'of waits) holds its lock; try again when it is done, or give a longer '
                          'timeout\n')
 
     def test_load_honours_its_timeout(self):
-        from build_custom_op import custom_op
         entry = self.private_copy()
         self.hold(entry)
-        os.environ['BUILD_CUSTOM_OP_CACHE'] = self.cache
-        self.addCleanup(os.environ.pop, 'BUILD_CUSTOM_OP_CACHE')
-        with self.assertRaises(custom_op.CustomOpError) as caught:
-            custom_op.load('other', [self.kernels()], fixture.OTHER_SHAPES, target='host',
-                           timeout=0.25)
-        self.assertEqual(caught.exception.message,
+        done = self.python('import sys\n'
+                           'from build_custom_op import custom_op\n'
+                           'try:\n'
+                           '    custom_op.load("other", [sys.argv[1]], [sys.argv[2]], '
+                           'target="host", timeout=0.25)\n'
+                           'except custom_op.CustomOpError as error:\n'
+                           '    print(error.message)\n', self.kernels(), fixture.OTHER_SHAPES[0],
+                           bound=300)
+        self.assertEqual(done.stdout,
                          f"load('other'): step 1 of 6, building the shape library "
                          f'[{fixture.OTHER_SHAPES[0]}]: gave up waiting for the shape library '
                          f'in {entry} after 0.25 s (the timeout given to load()): process '
                          f'{os.getpid()} (the test of waits) holds its lock; try again when it '
-                         'is done, or give a longer timeout')
+                         'is done, or give a longer timeout\n', done.stderr)
 
 
 class TrustTest(Work):
