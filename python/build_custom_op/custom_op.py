@@ -6,7 +6,8 @@ with two more keyword arguments: ``target``, 'xtensa' (the device, the
 default) or 'host' (this machine: the kernels run on the emulated GPSIMD
 cores), by default the environment variable CUSTOM_OP_TARGET; and
 ``timeout``, the seconds a call of a host op may take, by default
-CUSTOM_OP_TIMEOUT (unset: no limit).
+CUSTOM_OP_TIMEOUT (unset: no limit), and the longest a wait for a cache
+entry that another process is building may last.
 
     from build_custom_op import custom_op
     custom_op.load('relu', ['relu.cpp'], ['shape.cpp'], build_directory='.',
@@ -313,7 +314,9 @@ def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[]
     multicore: eight compute libraries, one per GPSIMD core.  verbose:
     print each step and command.  target: 'xtensa' or 'host' (default:
     $CUSTOM_OP_TARGET, else 'xtensa').  timeout: the seconds a call of a
-    host op may take (default: $CUSTOM_OP_TIMEOUT, else no limit).
+    host op may take (default: $CUSTOM_OP_TIMEOUT, else no limit), and the
+    longest load() waits for a cache entry that another process is
+    building.
     sanitize: the compute build's sanitizers, as compile() takes them
     (host target only); the shape library is built as without them, with
     torch's flags.
