@@ -46,6 +46,7 @@ FIRST_LOAD_AIM = 0.5
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import machine  # noqa: E402  (bench.py: the other cases)
+sys.path.insert(0, os.path.join(TOP, 'python'))   # the package of this tree
 
 
 def ensure_torch():
