@@ -50,8 +50,10 @@ deb=build-custom-op_${version}_$arch.deb
 rm -rf "$work"
 mkdir -p "$stage/DEBIAN"
 umask 022
-# pkg-config files where a cross-compiling pkg-config finds them too.
-"$make" --no-print-directory install PREFIX=/usr DESTDIR="$stage" \
+# pkg-config files where a cross-compiling pkg-config finds them too.  No
+# torch kit (sdk/torchneuron/torchneuron.mk): its precompiled header is some
+# 650 to 800 MB, made for one PyTorch and compiler; load() builds as it goes.
+"$make" --no-print-directory install PREFIX=/usr DESTDIR="$stage" TORCH_KIT=no \
 	PKGCONFIGDIR="/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/pkgconfig" >/dev/null
 
 # Debian's own files: the changelog and the copyright, the control file.

@@ -5,14 +5,19 @@ PYTHON_PACKAGE_FILES = $(wildcard python/build_custom_op/*.py)
 TESTS += tests/python/test_compile.py tests/python/test_command.py
 INSTALL_TARGETS += install-python
 
-# The installed package looks for the libraries and the program where make
-# install puts them.
-install-python: $(PYTHON_PACKAGE_FILES)
+# The installed package finds the programs, libraries, headers and data
+# through _installation.py: where this install puts each, relative to the
+# package (python/installation.py).  DATADIR and PKGLIBDIR are the
+# torchneuron files' and the host SDK's (sdk/torchneuron/torchneuron.mk,
+# sdk/host/host.mk).
+DATADIR ?= $(PREFIX)/share
+PKGLIBDIR = $(PREFIX)/lib/build-custom-op
+install-python: $(PYTHON_PACKAGE_FILES) python/installation.py
 	rm -rf $(DESTDIR)$(PYTHONDIR)/build_custom_op
 	mkdir -p $(DESTDIR)$(PYTHONDIR)/build_custom_op
 	cp $(PYTHON_PACKAGE_FILES) $(DESTDIR)$(PYTHONDIR)/build_custom_op/
-	sed -e "s|^_INSTALLED_LIBDIR = '@LIBDIR@'$$|_INSTALLED_LIBDIR = '$(LIBDIR)'|" \
-		-e "s|^_INSTALLED_BINDIR = '@BINDIR@'$$|_INSTALLED_BINDIR = '$(BINDIR)'|" \
-		python/build_custom_op/_library.py >$(DESTDIR)$(PYTHONDIR)/build_custom_op/_library.py
+	python3 python/installation.py $(DESTDIR)$(PYTHONDIR)/build_custom_op/_installation.py \
+		$(PYTHONDIR)/build_custom_op BINDIR=$(BINDIR) LIBDIR=$(LIBDIR) \
+		INCLUDEDIR=$(INCLUDEDIR) DATADIR=$(DATADIR) PKGLIBDIR=$(PKGLIBDIR)
 
 .PHONY: install-python

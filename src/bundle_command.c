@@ -14,13 +14,17 @@
  * PACKAGE_DIR/build_custom_op/bundle_command.py puts PACKAGE_DIR on the
  * path itself.  PACKAGE_DIR: $BUILD_CUSTOM_OP_PYTHONPATH, else python/
  * beside the program (the source tree), else lib/python3/dist-packages
- * beside the program's bin/ (make install's default); without one,
- * python3 -I -m build_custom_op.bundle_command finds the package on the
- * interpreter's own path.  The interpreter: $BUILD_CUSTOM_OP_PYTHON, else
+ * beside the program's bin/ (make install's default), else
+ * lib/python3.N/site-packages there (pip's, in a virtual environment);
+ * without one, python3 -I -m build_custom_op.bundle_command finds the
+ * package on the interpreter's own path.  The interpreter:
+ * $BUILD_CUSTOM_OP_PYTHON, else python3 beside the program (a virtual
+ * environment's, or /usr/bin's for Debian's package), else
  * /usr/bin/python3 (where Debian's PyTorch is), else python3 on PATH. */
 #include "bundle_command.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,14 +41,28 @@ static int has_package(const char *directory, const char *relative, char *script
 	return length > 0 && (size_t)length < size && access(script, R_OK) == 0;
 }
 
-/* The script to run, or NULL to leave the package to the interpreter. */
-static const char *package_script(char *script, size_t size)
+/* Whether a site-packages directory under DIRECTORY/../lib (a virtual
+ * environment's, python3.N's) holds the package; writes its script. */
+static int has_site_package(const char *directory, char *script, size_t size)
 {
-	const char *chosen = getenv("BUILD_CUSTOM_OP_PYTHONPATH");
-	if (chosen && *chosen)
-		return has_package(chosen, "", script, size) ? script : NULL;
-	char program[PATH_MAX];
-	ssize_t length = readlink("/proc/self/exe", program, sizeof program - 1);
+	char pattern[PATH_MAX];
+	int length = snprintf(pattern, sizeof pattern, "%s/../lib/python3*/site-packages/%s",
+	                      directory, module_file);
+	if (length <= 0 || (size_t)length >= sizeof pattern)
+		return 0;
+	glob_t found;
+	int matched = glob(pattern, 0, NULL, &found) == 0 && found.gl_pathc > 0 &&
+	              strlen(found.gl_pathv[0]) < size;
+	if (matched)
+		strcpy(script, found.gl_pathv[0]);
+	globfree(&found);
+	return matched;
+}
+
+/* The directory of the running program, or NULL. */
+static const char *program_directory(char *program, size_t size)
+{
+	ssize_t length = readlink("/proc/self/exe", program, size - 1);
 	if (length <= 0)
 		return NULL;
 	program[length] = '\0';
@@ -52,17 +70,35 @@ static const char *package_script(char *script, size_t size)
 	if (!slash)
 		return NULL;
 	*slash = '\0';
-	if (has_package(program, "/python", script, size) ||
-	    has_package(program, "/../lib/python3/dist-packages", script, size))
+	return program;
+}
+
+/* The script to run, or NULL to leave the package to the interpreter. */
+static const char *package_script(const char *directory, char *script, size_t size)
+{
+	const char *chosen = getenv("BUILD_CUSTOM_OP_PYTHONPATH");
+	if (chosen && *chosen)
+		return has_package(chosen, "", script, size) ? script : NULL;
+	if (directory && (has_package(directory, "/python", script, size) ||
+	                  has_package(directory, "/../lib/python3/dist-packages", script, size) ||
+	                  has_site_package(directory, script, size)))
 		return script;
 	return NULL;
 }
 
 int bundle_command(int argc, char **argv)
 {
+	char program[PATH_MAX];
+	const char *directory = program_directory(program, sizeof program);
 	char script[PATH_MAX];
-	const char *found = package_script(script, sizeof script);
+	const char *found = package_script(directory, script, sizeof script);
+	char beside[PATH_MAX];
 	const char *python = getenv("BUILD_CUSTOM_OP_PYTHON");
+	if ((!python || !*python) && directory) {
+		int length = snprintf(beside, sizeof beside, "%s/python3", directory);
+		if (length > 0 && (size_t)length < sizeof beside && access(beside, X_OK) == 0)
+			python = beside;
+	}
 	if (!python || !*python)
 		python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
 	char **arguments = calloc((size_t)argc + 4, sizeof *arguments);

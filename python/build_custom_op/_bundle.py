@@ -30,6 +30,7 @@ import tempfile
 
 from build_custom_op import _archive
 from build_custom_op import _elf
+from build_custom_op import _ownership
 
 METADATA = 'metadata.json'
 # The key of metadata.json that records each other member's sha256.
@@ -319,32 +320,6 @@ def _check_hashes(path, bundle):
 
 # --- the extraction cache ---------------------------------------------------
 
-def _directory_problem(path):
-    """Creates path (and its parents) when missing; returns None when it is
-    a directory of this user that no one else may write, else what is
-    wrong with it."""
-    try:
-        os.makedirs(path, mode=0o755, exist_ok=True)
-    except FileExistsError:
-        pass
-    except OSError as error:
-        return f'{path} cannot be created: {error.strerror}'
-    try:
-        info = os.lstat(path)
-    except OSError as error:
-        return f'{path} cannot be read: {error.strerror}'
-    if stat.S_ISLNK(info.st_mode):
-        return (f'{path} is a symbolic link (to {os.readlink(path)}), which another user could '
-                'have made point elsewhere')
-    if not stat.S_ISDIR(info.st_mode):
-        return f'{path} is not a directory'
-    if info.st_uid != os.geteuid():
-        return f'{path} belongs to another user (uid {info.st_uid})'
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return f'others can write {path} (mode {stat.S_IMODE(info.st_mode):o})'
-    return None
-
-
 def extract_root():
     """The directory bundles are extracted into: $BUILD_CUSTOM_OP_BUNDLES,
     else /var/tmp/neuron-custom-ops as the original, unless another user
@@ -354,7 +329,7 @@ def extract_root():
     candidates = [chosen] if chosen else [EXTRACT_ROOT, f'{EXTRACT_ROOT}-{os.geteuid()}']
     problems = []
     for candidate in candidates:
-        problem = _directory_problem(candidate)
+        problem = _ownership.directory_problem(candidate)
         if problem is None:
             return candidate
         problems.append(problem)
@@ -374,8 +349,7 @@ def _complete(directory, bundle):
             return False
         with os.fdopen(descriptor, 'rb') as stream:
             info = os.fstat(descriptor)
-            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or \
-                    info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or info.st_size != len(data):
+            if _ownership.file_problem(name, info) is not None or info.st_size != len(data):
                 return False
             try:
                 if stream.read() != data:

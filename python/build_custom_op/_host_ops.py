@@ -34,13 +34,9 @@ import torch
 
 from build_custom_op import _torch_build
 from build_custom_op import runner
-from build_custom_op._library import _TOP as _SOURCE_TREE, installed as _installed
+from build_custom_op._library import installed_directory, source_tree
 
 TIMEOUT_VARIABLE = 'CUSTOM_OP_TIMEOUT'
-# `make install` replaces these with where it put the bridge's source and
-# runcustomop.h.
-_INSTALLED_DATADIR = '@DATADIR@'
-_INSTALLED_INCLUDEDIR = '@INCLUDEDIR@'
 _BRIDGE_SOURCE = 'torch_bridge.cpp'
 # cpp_extension adds no optimisation flag of its own.
 _BRIDGE_FLAGS = ['-O2']
@@ -65,12 +61,14 @@ def _bridge_files():
     """(the bridge's source, the directory of runcustomop.h): the source
     tree's (in the source tree's copy of the package), else the install's."""
     candidates = []
-    if not _installed():
-        candidates.append((os.path.join(_SOURCE_TREE, 'sdk', 'torchneuron', 'bridge',
-                                        _BRIDGE_SOURCE), os.path.join(_SOURCE_TREE, 'include')))
-    if not _INSTALLED_DATADIR.startswith('@'):
-        candidates.append((os.path.join(_INSTALLED_DATADIR, 'build-custom-op', _BRIDGE_SOURCE),
-                           _INSTALLED_INCLUDEDIR))
+    tree = source_tree()
+    if tree is not None:
+        candidates.append((os.path.join(tree, 'sdk', 'torchneuron', 'bridge', _BRIDGE_SOURCE),
+                           os.path.join(tree, 'include')))
+    else:
+        candidates.append((os.path.join(installed_directory('DATADIR'),
+                                        'build-custom-op', _BRIDGE_SOURCE),
+                           installed_directory('INCLUDEDIR')))
     for source, include in candidates:
         if os.path.isfile(source) and os.path.isfile(os.path.join(include, _RUNNER_HEADER)):
             return source, include

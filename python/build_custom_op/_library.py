@@ -3,19 +3,29 @@
 A library (libbuildcustomop.so, libruncustomop.so) or a program
 (build-custom-op) is looked up, in this order: the source tree (the
 repository root, after ``make``, when this package is python/build_custom_op
-of that tree), the install prefix (``make install`` records its library and
-program directories here), then the path in an environment variable of the
-caller's choice.  An installed copy of the package never looks at a source
-tree: it has none beside it.
+of that tree), the installation (see below), then the path in an
+environment variable of the caller's choice.  An installed copy of the
+package never looks at a source tree: it has none beside it.
+
+An installed copy holds _installation.py, which the install wrote (make
+install, and so make deb and the wheel of pip install, which stage make
+install): the directories of the programs, libraries, headers, data and
+the host SDK, each relative to the package's own directory.  So an
+installation can be moved whole, and a wheel, whose prefix is only known
+when pip unpacks it, finds its parts as make install's tree does.
 """
 
 import ctypes
 import os
 
-# `make install` replaces these with the library and program directories of
-# the install.
-_INSTALLED_LIBDIR = '@LIBDIR@'
-_INSTALLED_BINDIR = '@BINDIR@'
+try:
+    from build_custom_op import _installation
+except ImportError:   # the source tree's copy
+    _installation = None
+
+# The directory of this package, as Python found it (a symbolic link on the
+# way is kept: the install's directories are relative to where it put it).
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 # The directory that holds python/ in the source tree: three levels above
 # this file (python/build_custom_op/_library.py).
@@ -30,14 +40,24 @@ class ProgramNotFound(Exception):
     """No candidate program exists; the message says where each was sought."""
 
 
-def _recorded(directory):
-    """A directory make install recorded, or None before an install."""
-    return None if directory.startswith('@') else directory
-
-
 def installed():
-    """True in a copy of the package that make install wrote."""
-    return _recorded(_INSTALLED_LIBDIR) is not None
+    """True in a copy of the package that an install wrote."""
+    return _installation is not None
+
+
+def installed_directory(name):
+    """The directory the install put NAME in ('BINDIR', 'LIBDIR',
+    'INCLUDEDIR', 'DATADIR', 'PKGLIBDIR': where the host SDK and the torch
+    kit are), or None in the source tree's copy."""
+    if _installation is None:
+        return None
+    return os.path.normpath(os.path.join(_PACKAGE, getattr(_installation, name)))
+
+
+def source_tree():
+    """The source tree this copy of the package belongs to, or None for an
+    installed copy."""
+    return None if installed() else _TOP
 
 
 def _candidates(filename, installed_name, installed_directory, variable):
@@ -52,7 +72,7 @@ def _candidates(filename, installed_name, installed_directory, variable):
 
 def candidates(filename, variable):
     """The paths tried for the library filename, in order."""
-    return _candidates(filename, filename + '.0', _recorded(_INSTALLED_LIBDIR), variable)
+    return _candidates(filename, filename + '.0', installed_directory('LIBDIR'), variable)
 
 
 def _not_found(what, filename, variable, problems):
@@ -86,7 +106,7 @@ def find_program(filename, variable):
     """The path of the first candidate that is an executable file.  Raises
     ProgramNotFound with every problem met."""
     problems = []
-    for path in _candidates(filename, filename, _recorded(_INSTALLED_BINDIR), variable):
+    for path in _candidates(filename, filename, installed_directory('BINDIR'), variable):
         if not os.path.isfile(path):
             problems.append(f'{path}: not found')
         elif not os.access(path, os.X_OK):

@@ -13,11 +13,9 @@ import os
 import torch
 
 from build_custom_op import _torch_build
-from build_custom_op._library import _TOP as _SOURCE_TREE, installed as _installed
+from build_custom_op._library import installed, installed_directory, source_tree
 
 INCLUDE_VARIABLE = 'BUILD_CUSTOM_OP_INCLUDE'
-# `make install` replaces this with the directory register.h was installed under.
-_INSTALLED_INCLUDEDIR = '@INCLUDEDIR@'
 REGISTER_HEADER = os.path.join('torchneuron', 'register.h')
 # The cache's part that holds shape libraries, and their file name there
 # (the bundle names its member lib<name>shapefcn.so).
@@ -38,10 +36,10 @@ def include_directory():
     sdk/torchneuron/include (in the source tree's copy of the package), the
     install's include directory, or $BUILD_CUSTOM_OP_INCLUDE."""
     candidates = []
-    if not _installed():
-        candidates.append(os.path.join(_SOURCE_TREE, 'sdk', 'torchneuron', 'include'))
-    if not _INSTALLED_INCLUDEDIR.startswith('@'):
-        candidates.append(_INSTALLED_INCLUDEDIR)
+    if source_tree() is not None:
+        candidates.append(os.path.join(source_tree(), 'sdk', 'torchneuron', 'include'))
+    if installed():
+        candidates.append(installed_directory('INCLUDEDIR'))
     if os.environ.get(INCLUDE_VARIABLE):
         candidates.append(os.environ[INCLUDE_VARIABLE])
     for candidate in candidates:

@@ -1,20 +1,32 @@
 """_torch_build.py - C++ libraries built against the process's PyTorch
-(shape libraries, the bridge of host ops), kept in a cache by content.
+(shape libraries, the bridge of host ops), kept in a cache by content; and
+the cache's entries of the compute builds of load().
 
-A library is built with torch.utils.cpp_extension (torch's own flags) into
-an entry of the cache, named by a key that hashes what goes into the
-compile: each source's path (compiled in as __FILE__) and contents, the
-flags, the include paths, PyTorch, Python and the compiler.  The headers
-the sources include (outside the system directories) are recorded after
-each build with their contents' hashes, so a changed header rebuilds the
-entry.  Looking an entry up reads no more than the recorded headers and
-the library, and imports nothing of cpp_extension; a library that is not
-whole (a cut file, which would kill the process with SIGBUS when loaded)
-is built again.
+A library is built into an entry of the cache, named by a key that hashes
+what goes into the compile: each source's path (compiled in as __FILE__)
+and contents, the flags, the include paths, PyTorch, Python and the
+compiler.  With a torch kit for this PyTorch (_torch_kit.py) a shape
+library is compiled by running the compiler with the kit's flags, which
+are cpp_extension's, and its precompiled header (the kit's flags and
+header are then part of the key), and the bridge is the kit's own when
+it was built from the same files; else torch.utils.cpp_extension builds.
+The headers the sources include (outside the system directories) are
+recorded after each build with their contents' hashes, so a changed header
+rebuilds the entry.  Looking an entry up reads no more than the recorded
+headers and the library, and imports nothing of cpp_extension; a library
+that is not whole (a cut file, which would kill the process with SIGBUS
+when loaded) is built again.
 
 The cache: $BUILD_CUSTOM_OP_CACHE, else $XDG_CACHE_HOME/build-custom-op,
 else ~/.cache/build-custom-op; entries are KIND/KEY/ in it.  An entry is
-built under an exclusive lock and read under a shared one.
+built under an exclusive lock and read under a shared one; a wait for the
+lock is announced on stderr (with the process that holds it, when known)
+and ends at the limit of waiting_at_most().  An entry is used only when
+it, KIND/ and the cache's root are directories of this user that no one
+else can write (_ownership.py): a library there is loaded into the
+process.  SIGTERM and SIGHUP during a build, like SIGINT, stop the
+compilers, empty the entry (as if the build had not begun) and then end
+the process as they would have.
 
 Imports torch: only the PyTorch level loads this module.
 """
@@ -25,19 +37,31 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 import torch
 
 from build_custom_op import _elf
+from build_custom_op import _ownership
+from build_custom_op import _torch_kit
 
 # Bumped when what an entry holds changes shape.
 _CACHE_FORMAT = 2
 CACHE_VARIABLE = 'BUILD_CUSTOM_OP_CACHE'
 _MANIFEST = 'manifest.json'
 _LOCK = '.lock'
+# How long a wait on an entry's lock goes on before it is announced, and
+# the pause between two tries of the lock.
+_NOTICE_SECONDS = 1.0
+_POLL_SECONDS = 0.05
+# What each kind of entry holds, for messages.
+_WHAT = {'shape-libraries': 'the shape library', 'bridge': 'the bridge of host ops',
+         'compute': 'the compute build'}
 
 
 class TorchBuildError(Exception):
@@ -68,29 +92,15 @@ def _cpp_extension():
     return cpp_extension
 
 
-def _compiler():
-    """The C++ compiler cpp_extension runs, and what identifies its version."""
-    name = os.environ.get('CXX', 'c++')
-    path = None
-    for directory in os.environ.get('PATH', '').split(os.pathsep):
-        candidate = os.path.join(directory or '.', name)
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            path = os.path.realpath(candidate)
-            break
-    if path is None:
-        return [name, None]
-    info = os.stat(path)
-    return [name, path, info.st_size, info.st_mtime_ns]
+_compiler = _torch_kit.compiler
+_digest = _torch_kit.digest
 
 
-def _digest(path):
-    with open(path, 'rb') as stream:
-        return hashlib.sha256(stream.read()).hexdigest()
-
-
-def _key(kind, sources, extra_cflags, include_paths):
+def _key(kind, sources, extra_cflags, include_paths, kit=None):
     description = [_CACHE_FORMAT, kind, torch.__version__, os.path.dirname(torch.__file__),
                    sys.version, _compiler(), list(extra_cflags), list(include_paths)]
+    if kit is not None:
+        description.append(kit.compile_identity())
     for source in sources:
         try:
             description.append([source, _digest(source)])
@@ -100,15 +110,84 @@ def _key(kind, sources, extra_cflags, include_paths):
     return hashlib.sha256(text.encode('utf-8')).hexdigest()[:24]
 
 
+# The limit of this thread's waits for a lock (see waiting_at_most).
+_limits = threading.local()
+
+
 @contextlib.contextmanager
-def _locked(directory, mode):
+def waiting_at_most(seconds):
+    """Within the block, a wait of this thread for an entry's lock ends
+    after seconds (None: no limit) with a TorchBuildError."""
+    previous = getattr(_limits, 'seconds', None)
+    _limits.seconds = seconds
+    try:
+        yield
+    finally:
+        _limits.seconds = previous
+
+
+def _holder(descriptor):
+    """'process PID (COMMAND)' of the process that last took the lock to
+    build, while it runs; else None."""
+    try:
+        text = os.pread(descriptor, 4096, 0).decode('utf-8', 'replace')
+        pid = int(text.split('\n', 1)[0])
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return None
+    command = text.split('\n', 1)[1].strip() if '\n' in text else ''
+    return f'process {pid} ({command})' if command else f'process {pid}'
+
+
+def _command_line():
+    try:
+        with open('/proc/self/cmdline', 'rb') as stream:
+            words = stream.read().split(b'\0')
+    except OSError:
+        words = [os.fsencode(word) for word in sys.argv]
+    text = ' '.join(word.decode('utf-8', 'replace') for word in words if word)
+    return text if len(text) <= 200 else text[:197] + '...'
+
+
+def _take(descriptor, mode, directory, kind):
+    """Takes the flock, announcing a wait on stderr after _NOTICE_SECONDS
+    and giving up at this thread's limit."""
+    started = time.monotonic()
+    limit = getattr(_limits, 'seconds', None)
+    announced = False
+    while True:
+        try:
+            fcntl.flock(descriptor, mode | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        waited = time.monotonic() - started
+        holder = _holder(descriptor)
+        held = f'{holder} holds its lock' if holder else 'another process holds its lock'
+        if limit is not None and waited >= limit:
+            raise TorchBuildError(
+                f'gave up waiting for {_WHAT.get(kind, kind)} in {directory} after {limit:g} s '
+                f'(the timeout given to load()): {held}; try again when it is done, or give '
+                'a longer timeout')
+        if not announced and waited >= _NOTICE_SECONDS and sys.stderr is not None:
+            sys.stderr.write(f'build_custom_op: waiting for {_WHAT.get(kind, kind)} in '
+                             f'{directory}: {held}\n')
+            sys.stderr.flush()
+            announced = True
+        time.sleep(_POLL_SECONDS)
+
+
+@contextlib.contextmanager
+def _locked(directory, mode, kind=None):
     """Holds an flock (fcntl.LOCK_SH or LOCK_EX) on directory/.lock:
     released when the process ends, however it ends.  A shared lock only
-    reads (a cache on a read-only file system can be used)."""
+    reads (a cache on a read-only file system can be used); the holder of
+    an exclusive one writes its pid and command line in the file, for the
+    message of a process that waits."""
     path = os.path.join(directory, _LOCK)
     flags = os.O_RDONLY if mode == fcntl.LOCK_SH else os.O_RDWR | os.O_CREAT
     try:
-        descriptor = os.open(path, flags | getattr(os, 'O_CLOEXEC', 0), 0o644)
+        descriptor = os.open(path, flags | getattr(os, 'O_CLOEXEC', 0) | os.O_NOFOLLOW, 0o644)
     except FileNotFoundError:
         yield   # an entry that was never built whole: nothing to wait for
         return
@@ -116,25 +195,44 @@ def _locked(directory, mode):
         raise TorchBuildError(f'cannot open the cache lock {path}: {error.strerror}; set '
                               f'{CACHE_VARIABLE} to a writable directory') from None
     try:
-        fcntl.flock(descriptor, mode)
+        _take(descriptor, mode, directory, kind)
+        if mode == fcntl.LOCK_EX:
+            with contextlib.suppress(OSError):
+                record = f'{os.getpid()}\n{_command_line()}\n'.encode('utf-8')
+                os.ftruncate(descriptor, 0)
+                os.pwrite(descriptor, record, 0)
         yield
     finally:
         os.close(descriptor)
 
 
-def _cached(directory):
-    """(path, bytes) of the entry's library when the entry is complete and
-    its headers are as recorded; else None."""
+def _read_private(path):
+    """The bytes of path when it is a regular file of this user that no
+    one else may write, else None."""
     try:
-        with open(os.path.join(directory, _MANIFEST), 'rb') as stream:
-            manifest = json.loads(stream.read().decode('utf-8'))
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, 'O_CLOEXEC', 0))
+    except OSError:
+        return None
+    with os.fdopen(descriptor, 'rb') as stream:
+        if _ownership.file_problem(path, os.fstat(descriptor)) is not None:
+            return None
+        return stream.read()
+
+
+def _cached(directory):
+    """(path, bytes) of the entry's library when the entry is complete, its
+    files are this user's and no one else's to write, and its headers are
+    as recorded; else None."""
+    try:
+        manifest = json.loads(_read_private(os.path.join(directory, _MANIFEST)).decode('utf-8'))
         for header, digest in manifest['headers']:
             if _digest(header) != digest:
                 return None
-        path = os.path.join(directory, manifest['library'])
-        with open(path, 'rb') as stream:
-            data = stream.read()
-    except (OSError, ValueError, KeyError, TypeError):
+        path = os.path.join(directory, os.path.basename(manifest['library']))
+        data = _read_private(path)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if data is None:
         return None
     if _elf.incomplete(data) is not None:
         return None
@@ -228,38 +326,183 @@ def _write_manifest(directory, library, headers):
     os.replace(temporary, os.path.join(directory, _MANIFEST))
 
 
+# --- trust ------------------------------------------------------------------------------
+
+def _untrusted(root, relative, create):
+    """TorchBuildError for the entry root/relative when it or a directory
+    above it up to root is not a directory of this user that no one else
+    can write (created when missing, with create); else None."""
+    problem = _ownership.chain_problem(root, relative, create)
+    if problem is None:
+        return None
+    return TorchBuildError(
+        f'the cache entry {os.path.join(root, relative)} is not safe to load from: {problem}, '
+        'so a library there could have been put there by someone else. Make it a directory '
+        f'of your own that no one else can write (chmod go-w, or remove it), or set '
+        f'{CACHE_VARIABLE} to such a directory')
+
+
+def _entry(kind, key, create):
+    """The directory of the entry KIND/KEY, checked (see _untrusted) and,
+    with create, made when missing."""
+    root = cache_root()
+    relative = os.path.join(kind, key)
+    directory = os.path.join(root, relative)
+    if create:
+        try:
+            os.makedirs(directory, mode=0o755, exist_ok=True)
+        except OSError as error:
+            raise TorchBuildError(f'cannot create the cache directory {directory}: '
+                                  f'{error.strerror}; set {CACHE_VARIABLE} to a writable '
+                                  'directory') from None
+    problem = _untrusted(root, relative, create=False)
+    if problem is not None:
+        raise problem
+    return directory
+
+
+# --- stopping on SIGTERM and SIGHUP ------------------------------------------------------
+
+class _Stopped(BaseException):
+    """SIGTERM or SIGHUP arrived during a build (raised by their handler)."""
+
+    def __init__(self, number):
+        super().__init__(number)
+        self.number = number
+
+
+def _stopping_handler(number, frame):
+    raise _Stopped(number)
+
+
+@contextlib.contextmanager
+def _stops_on_signals():
+    """Within the block, SIGTERM and SIGHUP whose disposition is the
+    default raise _Stopped, so that the build's clean-up runs (as for
+    SIGINT's KeyboardInterrupt); after the block the disposition is put
+    back and the signal raised again, which ends the process as it would
+    have.  Python handles signals in the main thread only: elsewhere
+    nothing changes."""
+    changed = []
+    if threading.current_thread() is threading.main_thread():
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(number) == signal.SIG_DFL:
+                signal.signal(number, _stopping_handler)
+                changed.append(number)
+    try:
+        yield
+    except _Stopped as stopped:
+        for number in changed:
+            signal.signal(number, signal.SIG_DFL)
+        changed = []
+        signal.raise_signal(stopped.number)
+        raise
+    finally:
+        for number in changed:
+            signal.signal(number, signal.SIG_DFL)
+
+
+def _empty(directory):
+    """Leaves the entry as before its first build: its lock alone."""
+    for name in os.listdir(directory):
+        if name == _LOCK:
+            continue
+        path = os.path.join(directory, name)
+        with contextlib.suppress(OSError):
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+
+
+# --- building -----------------------------------------------------------------------------
+
 def build(kind, name, sources, extra_cflags, include_paths, verbose):
     """(path, bytes) of the library NAME.so built from sources, from the
-    cache or built into it (then also loaded into the process, as
-    cpp_extension does).  kind names the cache's part ('shape-libraries',
-    'bridge'); name is the file's name in the entry."""
+    cache or built into it (with cpp_extension, then also loaded into the
+    process, as cpp_extension does).  kind names the cache's part
+    ('shape-libraries', 'bridge'); name is the file's name in the entry."""
     sources = [os.path.abspath(os.fspath(source)) for source in sources]
     include_paths = [os.path.abspath(os.fspath(path)) for path in include_paths]
     extra_cflags = [os.fspath(flag) for flag in extra_cflags]
-    directory = os.path.join(cache_root(), kind,
-                             _key(kind, sources, extra_cflags, include_paths))
-    if verbose:
-        print(f'{kind}: {directory}')
-    if os.path.isdir(directory):
-        with _locked(directory, fcntl.LOCK_SH):
+    kit = _torch_kit.find()
+    if kit is not None and kind == 'bridge':
+        found = kit.bridge(sources, extra_cflags, include_paths)
+        if found is not None:
+            if verbose:
+                print(f'{kind}: {found[0]}')
+            return found
+    if kind == 'bridge':
+        kit = None
+    key = _key(kind, sources, extra_cflags, include_paths, kit)
+    with _stops_on_signals():
+        directory = os.path.join(cache_root(), kind, key)
+        if verbose:
+            print(f'{kind}: {directory}')
+        if os.path.isdir(directory):
+            _entry(kind, key, create=False)
+            with _locked(directory, fcntl.LOCK_SH, kind):
+                found = _cached(directory)
+            if found is not None:
+                return found
+        directory = _entry(kind, key, create=True)
+        with _locked(directory, fcntl.LOCK_EX, kind):
             found = _cached(directory)
-        if found is not None:
-            return found
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError as error:
-        raise TorchBuildError(f'cannot create the cache directory {directory}: '
-                              f'{error.strerror}; set {CACHE_VARIABLE} to a writable '
-                              'directory') from None
-    with _locked(directory, fcntl.LOCK_EX):
-        found = _cached(directory)
-        if found is not None:
-            return found
-        return _build_entry(directory, name, sources, extra_cflags, include_paths, verbose)
+            if found is not None:
+                return found
+            try:
+                return _build_entry(directory, name, sources, extra_cflags, include_paths,
+                                    verbose, kit)
+            except Exception:
+                raise
+            except BaseException:
+                _empty(directory)   # stopped: as if the build had not begun
+                raise
 
 
-def _build_entry(directory, name, sources, extra_cflags, include_paths, verbose):
-    cpp_extension = _cpp_extension()
+@contextlib.contextmanager
+def compute_entry(key):
+    """The directory of the compute build KEY of the cache (checked as the
+    libraries' entries are), held under its lock while the block runs; a
+    signal that stops the block empties it, as for a library."""
+    with _stops_on_signals():
+        directory = _entry('compute', key, create=True)
+        with _locked(directory, fcntl.LOCK_EX, 'compute'):
+            try:
+                yield directory
+            except Exception:
+                raise
+            except BaseException:
+                _empty(directory)
+                raise
+
+
+def _remove_untrusted(directory):
+    """Deletes the files of the entry that are not this user's alone to
+    write (a build then makes them again)."""
+    for name in os.listdir(directory):
+        path = os.path.join(directory, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if not os.path.isdir(path) and _ownership.file_problem(path, info) is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
+def _make_private(directory):
+    """Takes away the write bits of group and others from the entry's
+    files, which the compiler made as the umask let it."""
+    for name in os.listdir(directory):
+        path = os.path.join(directory, name)
+        with contextlib.suppress(OSError):
+            info = os.lstat(path)
+            if not os.path.islink(path):
+                os.chmod(path, _ownership.private_mode(info.st_mode & 0o7777))
+
+
+def _build_entry(directory, name, sources, extra_cflags, include_paths, verbose, kit):
     path = os.path.join(directory, name + '.so')
     # cpp_extension's own lock file is left behind when a build is killed,
     # and then it waits for it forever; under our lock no other build of
@@ -268,10 +511,34 @@ def _build_entry(directory, name, sources, extra_cflags, include_paths, verbose)
     for stale in ('lock', _MANIFEST):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(os.path.join(directory, stale))
+    _remove_untrusted(directory)
     with contextlib.suppress(OSError):
         with open(path, 'rb') as stream:
             if _elf.incomplete(stream.read()) is not None:
                 os.unlink(path)
+    if kit is not None:
+        headers = _compile_with_kit(kit, directory, name, sources, extra_cflags,
+                                    include_paths, verbose)
+    else:
+        _compile_with_cpp_extension(directory, name, sources, extra_cflags, include_paths,
+                                    verbose)
+        headers = None
+    _make_private(directory)
+    try:
+        with open(path, 'rb') as stream:
+            data = stream.read()
+        if headers is None:
+            headers = _included_headers(directory, sources)
+        if headers is not None:
+            _write_manifest(directory, name + '.so', headers)
+    except OSError as error:
+        raise TorchBuildError(f'cannot read or record {error.filename}: {error.strerror}') \
+            from None
+    return path, data
+
+
+def _compile_with_cpp_extension(directory, name, sources, extra_cflags, include_paths, verbose):
+    cpp_extension = _cpp_extension()
     # cpp_extension renames a library it has built before in this process
     # with other inputs to NAME_v1; this cache keeps one name.
     versioner = getattr(cpp_extension, 'JIT_EXTENSION_VERSIONER', None)
@@ -287,13 +554,39 @@ def _build_entry(directory, name, sources, extra_cflags, include_paths, verbose)
         if 'Ninja is required' in message:
             message += ' (apt-get install ninja-build)'
         raise TorchBuildError(message) from None
+
+
+def _compile_with_kit(kit, directory, name, sources, extra_cflags, include_paths, verbose):
+    """Compiles and links NAME.so in directory as cpp_extension would, with
+    the kit's flags and precompiled header; returns the headers the sources
+    included (None when the compiler did not say)."""
+    objects = [os.path.join(directory, base) for base in _torch_kit.object_names(sources)]
+    prefix = f"Error building extension '{name}'"
+    library = os.path.join(directory, name + '.so')
+    compiles = [kit.compile_command(name, source, output, extra_cflags, include_paths)
+                for source, output in zip(sources, objects)]
     try:
-        with open(path, 'rb') as stream:
-            data = stream.read()
-        headers = _included_headers(directory, sources)
-        if headers is not None:
-            _write_manifest(directory, name + '.so', headers)
+        # The compiles, as editors and tools read them.
+        with open(os.path.join(directory, 'compile_commands.json'), 'w') as stream:
+            json.dump([{'directory': directory, 'arguments': command, 'file': source,
+                        'output': output}
+                       for command, source, output in zip(compiles, sources, objects)],
+                      stream, indent=1)
+        _torch_kit.run_commands([(command, output + '.log')
+                                 for command, output in zip(compiles, objects)],
+                                directory, verbose, prefix)
+        temporary = library + '.new'
+        _torch_kit.run_commands([(kit.link_command(objects, temporary), library + '.log')],
+                                directory, verbose, prefix)
+        os.replace(temporary, library)
+    except _torch_kit.KitError as error:
+        raise TorchBuildError(str(error)) from None
     except OSError as error:
-        raise TorchBuildError(f'cannot read or record {error.filename}: {error.strerror}') \
-            from None
-    return path, data
+        raise TorchBuildError(f'{prefix}: {error.strerror}: {error.filename}') from None
+    headers = []
+    for output in objects:
+        listed = _torch_kit.depfile_headers(output + '.d', sources)
+        if listed is None:
+            return None
+        headers += [header for header in listed if header not in headers]
+    return headers

@@ -6,7 +6,8 @@ with two more keyword arguments: ``target``, 'xtensa' (the device, the
 default) or 'host' (this machine: the kernels run on the emulated GPSIMD
 cores), by default the environment variable CUSTOM_OP_TARGET; and
 ``timeout``, the seconds a call of a host op may take, by default
-CUSTOM_OP_TIMEOUT (unset: no limit).
+CUSTOM_OP_TIMEOUT (unset: no limit), and the longest a wait for a cache
+entry that another process is building may last.
 
     from build_custom_op import custom_op
     custom_op.load('relu', ['relu.cpp'], ['shape.cpp'], build_directory='.',
@@ -40,6 +41,7 @@ whose CPU kernel runs the compute function (see _host_ops.py).  Imports
 torch.
 """
 
+import contextlib
 import hashlib
 import json
 import numbers
@@ -251,14 +253,29 @@ def _missing_functions(directory, compute_srcs, ops, target, output):
     return _compute_functions.diagnose(directory, compute_srcs, ops, wrapper, output)
 
 
-def _compute_directory(name, build_directory, compute_srcs, target):
-    """Where step 4 builds: build_directory/lib<name>customop.build, or a
-    directory of the cache named by the library and its sources."""
+@contextlib.contextmanager
+def _compute_directory(name, build_directory, compute_srcs, target, steps):
+    """Where step 4 builds, made if missing: build_directory/
+    lib<name>customop.build, or an entry of the cache named by the library
+    and its sources, checked and locked as the cache's entries are
+    (_torch_build.compute_entry) while the block runs."""
     if build_directory is not None:
-        return os.path.join(os.fspath(build_directory), f'lib{name}customop.build')
+        directory = os.path.join(os.fspath(build_directory), f'lib{name}customop.build')
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError as error:
+            raise steps.fail(4, 'building the compute library', 'cannot create the directory '
+                             f'of the build: {error.strerror}', directory) from None
+        yield directory
+        return
     identity = json.dumps([name, target, [os.path.abspath(src) for src in compute_srcs]])
     key = hashlib.sha256(identity.encode('utf-8')).hexdigest()[:24]
-    return os.path.join(_torch_build.cache_root(), 'compute', key)
+    with contextlib.ExitStack() as held:
+        try:
+            directory = held.enter_context(_torch_build.compute_entry(key))
+        except _torch_build.TorchBuildError as error:
+            raise steps.fail(4, 'building the compute library', str(error)) from None
+        yield directory
 
 
 def _bundle_members(name, shape_data, libraries, directory, ops, target):
@@ -297,7 +314,9 @@ def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[]
     multicore: eight compute libraries, one per GPSIMD core.  verbose:
     print each step and command.  target: 'xtensa' or 'host' (default:
     $CUSTOM_OP_TARGET, else 'xtensa').  timeout: the seconds a call of a
-    host op may take (default: $CUSTOM_OP_TIMEOUT, else no limit).
+    host op may take (default: $CUSTOM_OP_TIMEOUT, else no limit), and the
+    longest load() waits for a cache entry that another process is
+    building.
     sanitize: the compute build's sanitizers, as compile() takes them
     (host target only); the shape library is built as without them, with
     torch's flags.
@@ -336,34 +355,38 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
         _check_bundle_is_no_source(os.path.join(os.fspath(build_directory), f'lib{name}.so'),
                                    shape_srcs, compute_srcs, steps.function)
 
-    try:
-        shape_path, shape_data = _shape_library.build_and_load(
-            name, shape_srcs, extra_cflags, extra_include_paths, verbose)
-    except _shape_library.ShapeLibraryError as error:
-        raise steps.fail(1, 'building the shape library', str(error),
-                         ', '.join(shape_srcs)) from None
-    ops = _loaded_shape_ops(shape_path, steps, 2, 3)
-    if verbose:
-        for op in ops:
-            print(f'schemas for {op.qualified}: {op.schema}')
+    with _torch_build.waiting_at_most(timeout):
+        try:
+            shape_path, shape_data = _shape_library.build_and_load(
+                name, shape_srcs, extra_cflags, extra_include_paths, verbose)
+        except _shape_library.ShapeLibraryError as error:
+            raise steps.fail(1, 'building the shape library', str(error),
+                             ', '.join(shape_srcs)) from None
+        ops = _loaded_shape_ops(shape_path, steps, 2, 3)
+        if verbose:
+            for op in ops:
+                print(f'schemas for {op.qualified}: {op.schema}')
 
-    directory = _compute_directory(name, build_directory, compute_srcs, target)
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError as error:
-        raise steps.fail(4, 'building the compute library', 'cannot create the directory of '
-                         f'the build: {error.strerror}', directory) from None
-    if verbose:
-        print(f'Using build directory: {directory}')
-    libraries = _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose,
-                               target, directory, steps, sanitize)
-    bundle_name = f'lib{name}.so'
-    try:
-        members = _bundle_members(name, shape_data, libraries, directory, ops, target)
-        data = _bundle.build_archive(members)
-    except OSError as error:
-        raise steps.fail(5, 'making the bundle', error.strerror, error.filename) from None
+        with _compute_directory(name, build_directory, compute_srcs, target,
+                                steps) as directory:
+            if verbose:
+                print(f'Using build directory: {directory}')
+            libraries = _compute_build(name, ops, compute_srcs, extra_cflags, multicore,
+                                       verbose, target, directory, steps, sanitize)
+            bundle_name = f'lib{name}.so'
+            try:
+                members = _bundle_members(name, shape_data, libraries, directory, ops, target)
+                data = _bundle.build_archive(members)
+            except OSError as error:
+                raise steps.fail(5, 'making the bundle', error.strerror,
+                                 error.filename) from None
+        return _write_and_register(name, build_directory, bundle_name, data, members,
+                                   shape_path, ops, target, steps, register, verbose, timeout)
 
+
+def _write_and_register(name, build_directory, bundle_name, data, members, shape_path, ops,
+                        target, steps, register, verbose, timeout):
+    """Steps 5 (writing) and 6 of load(); returns the bundle's path."""
     bundle_path = None
     if build_directory is not None:
         bundle_path = os.path.join(os.fspath(build_directory), bundle_name)
@@ -443,7 +466,8 @@ def load_library(libname, verbose=False, *, target=None, timeout=None):
         raise steps.fail(3, 'checking the shape library',
                          f'the ops of {bundle.shapelib} differ from those metadata.json '
                          f'records ({shown}); rebuild the bundle', libname)
-    _register(bundle, shape_path, ops, target, steps, 4, verbose, directory, timeout)
+    with _torch_build.waiting_at_most(timeout):
+        _register(bundle, shape_path, ops, target, steps, 4, verbose, directory, timeout)
 
 
 # --- registering ----------------------------------------------------------------

@@ -18,7 +18,33 @@ import unittest
 sys.dont_write_bytecode = True  # leave no __pycache__ in the source tree
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
-sys.path.insert(0, os.path.join(TOP, 'python'))
+# BUILD_CUSTOM_OP_TEST_INSTALLED=1: the tests run against the package the
+# interpreter has installed (pip install . in a virtual environment, say)
+# and the programs on PATH, not the source tree's.  PACKAGE_DIRECTORY is
+# what a child process needs on PYTHONPATH to import the package under
+# test.
+INSTALLED = bool(os.environ.get('BUILD_CUSTOM_OP_TEST_INSTALLED'))
+if INSTALLED:
+    import importlib.util
+    _spec = importlib.util.find_spec('build_custom_op')
+    if _spec is None or not _spec.origin:
+        sys.exit(f'BUILD_CUSTOM_OP_TEST_INSTALLED is set, but {sys.executable} has no '
+                 'build_custom_op installed')
+    PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(_spec.origin))
+else:
+    PACKAGE_DIRECTORY = os.path.join(TOP, 'python')
+    sys.path.insert(0, PACKAGE_DIRECTORY)
+
+
+def program(name):
+    """The path of the program name under test: the source tree's, or the
+    one on PATH when the tests run against an installation."""
+    if INSTALLED:
+        found = shutil.which(name)
+        if found is None:
+            sys.exit(f'BUILD_CUSTOM_OP_TEST_INSTALLED is set, but {name} is not on PATH')
+        return found
+    return os.path.join(TOP, name)
 
 
 def _name(test):
@@ -101,7 +127,13 @@ def wait_for_child(pid, seconds):
 
 
 def torch_python():
-    """The path of an interpreter that can import torch, or None."""
+    """The path of an interpreter that can import torch, or None: this one
+    when it can."""
+    try:
+        import torch  # noqa: F401
+        return sys.executable
+    except ImportError:
+        pass
     for candidate in TORCH_INTERPRETERS:
         path = shutil.which(candidate)
         if path is None:

@@ -52,6 +52,15 @@ def load(compute_srcs, build_directory=None, **options):
                           **options)
 
 
+def running(pid):
+    """Whether process pid exists and is not a zombie."""
+    try:
+        with open(f'/proc/{pid}/stat') as stream:
+            return stream.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except OSError:
+        return False
+
+
 def line_of(path, text):
     """The 1-based number of the line of path that holds text."""
     with open(path) as stream:

@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture  # noqa: E402
 import tap  # noqa: E402
 
-PROGRAM = os.path.join(fixture.TOP, 'build-custom-op')
+PROGRAM = tap.program('build-custom-op')
 TRY = "Try 'build-custom-op bundle --help' for more information.\n"
 FIXTURE_ARGUMENTS = ['--name', 'fixture', '--shape', fixture.SHAPES[0], '--shape',
                      fixture.SHAPES[1], '-I', fixture.INCLUDES[0], '-D', 'FIXTURE_FLAG=1']
@@ -63,8 +63,7 @@ class BundleCommandTest(tap.FakeToolchainTest):
                   "custom_op.load_library('out/libfixture.so', target='host')\n"
                   'print(torch.ops.test_ops.twice(torch.tensor([1.5, -2.0])).tolist())\n')
         done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
-                              env=dict(os.environ, PYTHONPATH=os.path.join(fixture.TOP,
-                                                                           'python')))
+                              env=dict(os.environ, PYTHONPATH=tap.PACKAGE_DIRECTORY))
         self.assertEqual((done.returncode, done.stdout), (0, '[3.0, -4.0]\n'), done.stderr)
 
     def test_a_device_bundle_runs_the_compute_build_of_load(self):

@@ -54,7 +54,7 @@ def in_a_fresh_process(lines, *argv, bundles='fresh'):
     of its own in the work directory; returns (exit status, stdout, stderr)."""
     python = tap.torch_python() or sys.executable
     script = ('import sys, torch\n'
-              f'sys.path.insert(0, {os.path.join(fixture.TOP, "python")!r})\n'
+              f'sys.path.insert(0, {tap.PACKAGE_DIRECTORY!r})\n'
               'from build_custom_op import custom_op\n'
               "custom_op.load_library('fixture/libfixture.so', target='host')\n" + lines)
     environment = dict(os.environ, BUILD_CUSTOM_OP_BUNDLES=os.path.join(state['work'], bundles))
@@ -284,7 +284,7 @@ class HostTest(unittest.TestCase):
         python = tap.torch_python() or sys.executable
         script = (
             'import sys, warnings, torch\n'
-            f'sys.path.insert(0, {os.path.join(fixture.TOP, "python")!r})\n'
+            f'sys.path.insert(0, {tap.PACKAGE_DIRECTORY!r})\n'
             'from build_custom_op import custom_op\n'
             "custom_op.load_library('faults/librelu.so', target='host')\n"
             'x = torch.tensor([3000.0, -1.0, 2.0, -3.0, 4.0, -5.0, 6.0, -7.0, 8.0])\n'

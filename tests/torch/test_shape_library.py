@@ -51,15 +51,6 @@ except KeyboardInterrupt:
 """
 
 
-def running(pid):
-    """Whether process pid exists and is not a zombie."""
-    try:
-        with open(f'/proc/{pid}/stat') as stream:
-            return stream.read().rsplit(')', 1)[1].split()[0] != 'Z'
-    except OSError:
-        return False
-
-
 def setUpModule():
     from build_custom_op import _shape_library
     # Built once per machine (the suite's other tests share them).
@@ -68,14 +59,24 @@ def setUpModule():
     _shape_library.build_and_load('other', fixture.OTHER_SHAPES, [], [], False)
 
 
-# Loads a shape library in a fresh process; prints its path and whether
-# cpp_extension was imported.
+# Loads a shape library in a fresh process; prints its path, whether
+# cpp_extension was imported and whether the entry was built (its manifest
+# written again).
 LOAD = """
-import sys
+import os, sys
 from build_custom_op import _shape_library
+def manifest(directory):
+    try:
+        info = os.stat(os.path.join(directory, 'manifest.json'))
+    except FileNotFoundError:
+        return None
+    return info.st_ino, info.st_mtime_ns
+entry = os.environ.get('ENTRY')
+before = manifest(entry) if entry else None
 path, data = _shape_library.build_and_load(sys.argv[1], [sys.argv[2]], [], [], False)
 print(path)
 print('torch.utils.cpp_extension' in sys.modules)
+print(manifest(os.path.dirname(path)) != before if entry else 'unknown')
 """
 
 
@@ -85,12 +86,17 @@ class CacheTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.work, ignore_errors=True)
 
     def load(self, name, source, **environment):
+        """(path, whether cpp_extension was imported) of a load in a fresh
+        process; with ENTRY=directory in environment, also whether that
+        entry was built."""
         done = subprocess.run([sys.executable, '-c', LOAD, name, source],
-                              env=dict(os.environ, PYTHONPATH=os.path.join(fixture.TOP, 'python'),
+                              env=dict(os.environ, PYTHONPATH=tap.PACKAGE_DIRECTORY,
                                        **environment),
                               capture_output=True, text=True, timeout=600)
         self.assertEqual(done.returncode, 0, done.stderr)
-        path, imported = done.stdout.split()
+        path, imported, built = done.stdout.split()
+        if 'ENTRY' in environment:
+            return path, imported == 'True', built == 'True'
         return path, imported == 'True'
 
     def private_copy(self):
@@ -118,8 +124,9 @@ class CacheTest(unittest.TestCase):
             whole = stream.read()
         with open(library, 'r+b') as stream:
             stream.truncate(len(whole) // 2)
-        path, imported = self.load('other', fixture.OTHER_SHAPES[0], BUILD_CUSTOM_OP_CACHE=cache)
-        self.assertEqual((path, imported), (library, True))
+        path, _, built = self.load('other', fixture.OTHER_SHAPES[0], BUILD_CUSTOM_OP_CACHE=cache,
+                                   ENTRY=entry)
+        self.assertEqual((path, built), (library, True))
         from build_custom_op import _elf
         with open(library, 'rb') as stream:
             self.assertIsNone(_elf.incomplete(stream.read()))
@@ -130,19 +137,23 @@ class CacheTest(unittest.TestCase):
         with open(manifest) as stream:
             recorded = json.load(stream)
         headers = [header for header, _ in recorded['headers']]
-        self.assertIn(os.path.join(fixture.TOP, 'sdk', 'torchneuron', 'include', 'torchneuron',
+        from build_custom_op import _shape_library
+        self.assertIn(os.path.join(_shape_library.include_directory(), 'torchneuron',
                                    'register.h'), headers)
         changed = dict(recorded, headers=[[header, '0' * 64] for header in headers])
         with open(manifest, 'w') as stream:
             json.dump(changed, stream)
-        # The entry is checked with ninja (which finds nothing to do: the
-        # header is as it was), and its record written again.
-        path, imported = self.load('other', fixture.OTHER_SHAPES[0], BUILD_CUSTOM_OP_CACHE=cache)
-        self.assertTrue(imported)
+        # The entry is built again (with ninja, which finds nothing to do:
+        # the header is as it was; or with the torch kit), and its record
+        # written again.
+        path, _, built = self.load('other', fixture.OTHER_SHAPES[0], BUILD_CUSTOM_OP_CACHE=cache,
+                                   ENTRY=entry)
+        self.assertTrue(built)
         with open(manifest) as stream:
             self.assertEqual(json.load(stream), recorded)
         self.assertEqual(self.load('other', fixture.OTHER_SHAPES[0],
-                                   BUILD_CUSTOM_OP_CACHE=cache), (path, False))
+                                   BUILD_CUSTOM_OP_CACHE=cache, ENTRY=entry),
+                         (path, False, False))
 
     def test_an_unusable_cache_is_named(self):
         from build_custom_op import _shape_library
@@ -182,20 +193,20 @@ class InterruptedBuildTest(unittest.TestCase):
         environment = dict(os.environ, FAKE_WORK=self.work, REAL_CXX=real,
                            PATH=tools + os.pathsep + os.environ.get('PATH', ''),
                            BUILD_CUSTOM_OP_CACHE=os.path.join(self.work, 'cache'),
-                           PYTHONPATH=os.path.join(fixture.TOP, 'python'))
+                           PYTHONPATH=tap.PACKAGE_DIRECTORY)
         environment.pop('CXX', None)
         done = subprocess.run([sys.executable, '-c', INTERRUPTED_LOAD, fixture.OTHER_SHAPES[0]],
                               env=environment, capture_output=True, text=True, timeout=300)
         self.assertEqual(done.stdout, 'interrupted\n', done.stderr)
         with open(os.path.join(self.work, 'compiler.pid')) as stream:
             pid = int(stream.read())
-        self.addCleanup(lambda: running(pid) and os.kill(pid, signal.SIGKILL))
+        self.addCleanup(lambda: fixture.running(pid) and os.kill(pid, signal.SIGKILL))
         # ninja waits for what it stopped before it exits; allow for a slow machine.
         for _ in range(100):
-            if not running(pid):
+            if not fixture.running(pid):
                 break
             time.sleep(0.05)
-        self.assertFalse(running(pid), 'the compiler outlived the interrupted load()')
+        self.assertFalse(fixture.running(pid), 'the compiler outlived the interrupted load()')
 
 
 class NoStandardStreamsTest(unittest.TestCase):
