@@ -102,12 +102,13 @@ check-package: deb
 # no quarantine, so freed memory is reused as without ASan and the memory
 # test still measures growth.  It builds and runs in a copy of the tree of
 # its own (tests/copy-tree.sh), kept between runs: the tree's own build
-# stays as it is, and a second run rebuilds only what changed.
+# stays as it is, and a second run rebuilds only what changed.  The copy
+# uses the tree's torch kit rather than making its own.
 SANITIZERS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_TREE = build/asan
 check-asan:
 	sh tests/copy-tree.sh $(ASAN_TREE)
-	$(MAKE) -C $(ASAN_TREE) SANITIZE="$(SANITIZERS)" \
+	BUILD_CUSTOM_OP_TORCH_KIT=$(CURDIR)/torch-kit $(MAKE) -C $(ASAN_TREE) TORCH_KIT=no SANITIZE="$(SANITIZERS)" \
 		TEST_TIMEOUT=1800 PYTHON_TEST_ENV="LD_PRELOAD=$$($(CC) -print-file-name=libasan.so):$$($(CC) -print-file-name=libubsan.so) ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=0" \
 		test
 
@@ -124,7 +125,7 @@ VALGRIND = valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,i
 VALGRIND_TREE = build/valgrind
 check-valgrind:
 	sh tests/copy-tree.sh $(VALGRIND_TREE)
-	$(MAKE) -C $(VALGRIND_TREE) CFLAGS="-O2 -gdwarf-4" valgrind-in-this-tree
+	$(MAKE) -C $(VALGRIND_TREE) TORCH_KIT=no CFLAGS="-O2 -gdwarf-4" valgrind-in-this-tree
 
 # What check-valgrind runs in its copy of the tree.
 valgrind-in-this-tree: programs $(VALGRIND_PREREQUISITES)

@@ -47,6 +47,8 @@ TORCH_KIT_INPUTS = sdk/torchneuron/bridge/torch_bridge.cpp include/runcustomop.h
 ifeq ($(TORCH_KIT),yes)
 all: $(TORCH_KIT_STAMP)
 $(TORCH_TESTS) bench-torch: $(TORCH_KIT_STAMP)
+# make check-asan's copy of the tree uses this tree's kit.
+check-asan: $(TORCH_KIT_STAMP)
 INSTALL_TARGETS += install-torch-kit
 endif
 
