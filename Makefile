@@ -6,6 +6,10 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
+# The version has one owner: BCO_VERSION in include/buildcustomop.h
+# (tests/cli/test_version.sh checks every other place that states it).
+VERSION := $(shell sed -n 's/^\#define BCO_VERSION "\(.*\)"$$/\1/p' include/buildcustomop.h)
+
 CC ?= cc
 CXX ?= c++
 CFLAGS ?= -O2 -g
@@ -79,7 +83,7 @@ install: programs $(INSTALL_TARGETS)
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 		'Name: buildcustomop' \
 		'Description: build front-end for GPSIMD custom operators' \
-		'Version: 0.1.0' \
+		'Version: $(VERSION)' \
 		'Libs: -L$${libdir} -lbuildcustomop' \
 		'Libs.private: -pthread' \
 		'Cflags: -I$${includedir}' >$(DESTDIR)$(PKGCONFIGDIR)/buildcustomop.pc

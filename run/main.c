@@ -325,8 +325,11 @@ int main(int argc, char **argv)
 		options_free(&options);
 		return EXIT_USAGE;
 	}
-	if (options.help) {
-		options_print_help();
+	if (options.help || options.version) {
+		if (options.help)
+			options_print_help();
+		else
+			printf("run-custom-op %s\n", RCO_VERSION);
 		options_free(&options);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "run-custom-op: cannot write to standard output: %s\n",

@@ -66,6 +66,7 @@ void options_print_help(void)
 		"                      device time) to FILE as JSON, and a table to stderr\n"
 		"  --profile-svg FILE  draw the estimated time per core, by kind, as SVG\n"
 		"  -h, --help          show this help\n"
+		"  --version           show the version\n"
 		"\n"
 		"The --in and --scalar options, in order, are the op's arguments; they are\n"
 		"checked against the schema recorded in BUILD_DIR/NAME.ops.\n"
@@ -260,6 +261,10 @@ int options_parse(int argc, char **argv, struct run_options *options,
 			options->help = 1;
 			continue;
 		}
+		if (strcmp(arg, "--version") == 0) {
+			options->version = 1;
+			continue;
+		}
 		char name[32];
 		const char *equals = strchr(arg, '=');
 		size_t name_length = equals ? (size_t)(equals - arg) : strlen(arg);
@@ -283,7 +288,7 @@ int options_parse(int argc, char **argv, struct run_options *options,
 		if (apply_option(options, name, value, &given, error) != 0)
 			return -1;
 	}
-	if (options->help)
+	if (options->help || options->version)
 		return 0;
 	if (!options->library)
 		return fail(error, "no library given: name it as BUILD_DIR/NAME, e.g. run-custom-op "

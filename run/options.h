@@ -18,6 +18,7 @@ struct run_input {
 
 struct run_options {
 	int help;
+	int version;
 	int cores;                      /* 1 or 8; 0 when not given */
 	const char *op;                 /* NULL when not given */
 	struct run_input *inputs;       /* malloc'd */

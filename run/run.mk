@@ -42,7 +42,7 @@ install-run-custom-op: run-custom-op libruncustomop.a libruncustomop.so
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 		'Name: runcustomop' \
 		'Description: run host-built GPSIMD custom operators on emulated cores' \
-		'Version: 0.1.0' \
+		'Version: $(VERSION)' \
 		'Libs: -L$${libdir} -lruncustomop' \
 		'Libs.private: -pthread -ldl -lm' \
 		'Cflags: -I$${includedir}' >$(DESTDIR)$(PKGCONFIGDIR)/runcustomop.pc

@@ -5,7 +5,7 @@ UNIT_TESTS = tests/unit/test_schema tests/unit/test_validate tests/unit/test_cod
 CLI_TESTS = tests/cli/test_emit.sh tests/cli/test_options.sh tests/cli/test_build_commands.sh \
 	tests/cli/test_build_incremental.sh tests/cli/test_build_failures.sh tests/cli/test_build_host.sh \
 	tests/cli/test_standard_streams.sh tests/cli/test_build_dir.sh tests/cli/test_inputs.sh \
-	tests/cli/test_op_names.sh
+	tests/cli/test_op_names.sh tests/cli/test_version.sh
 # End to end through the host target: build-custom-op, the host SDK, run-custom-op;
 # the compiles through a real distccd and a real ccache; and make demo.
 E2E_TESTS = tests/e2e/test_run_examples.sh tests/e2e/test_distcc.sh tests/e2e/test_ccache.sh \

@@ -16,7 +16,7 @@ run_bco -h
 check_eq "-h is --help" "$status" 0
 
 run_bco --version
-check_eq "--version" "$status:$out" "0:build-custom-op 0.1.0
+check_eq "--version" "$status:$out" "0:build-custom-op $(sed -n 's/^#define BCO_VERSION "\(.*\)"$/\1/p' "$TOP/include/buildcustomop.h")
 compatible with build_custom_op.py 0.21.2.0 (ulib_to_ucode_version 1.21.1.0, ulib_to_isa_version 1.0.2520.0)"
 
 run_bco --frobnicate
