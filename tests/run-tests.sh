@@ -77,9 +77,9 @@ order=$(
 	i=0
 	for test in "$@"; do
 		i=$((i + 1))
-		seconds=$( [ -f "$times" ] && awk -v name="$test" '$2 == name { s = $1 } END { print s + 0 }' "$times")
-		[ -n "$seconds" ] || seconds=0
-		[ "$seconds" = 0 ] && seconds=1000000
+		# A program never timed goes first; one timed at 0.00 s, last.
+		seconds=$( [ -f "$times" ] && awk -v name="$test" '$2 == name { s = $1 } END { if (s != "") print s + 0 }' "$times")
+		[ -n "$seconds" ] || seconds=1000000
 		echo "$seconds $i"
 	done | sort -k1,1nr -k2,2n | awk '{ print $2 }'
 )

@@ -14,5 +14,5 @@ done
 check_eq "build-custom-op --version says it" "$("$BCO" --version | head -n 1)" "build-custom-op $version"
 check_eq "run-custom-op --version says it" "$("$TOP/run-custom-op" --version)" "run-custom-op $version"
 check_eq "make's VERSION is it" "$(printf 'include Makefile\nversion-of-make:\n\t@echo $(VERSION)\n' |
-	make -s -C "$TOP" -f - version-of-make 2>/dev/null)" "$version"
+	make -s --no-print-directory -C "$TOP" -f - version-of-make 2>/dev/null)" "$version"
 finish
