@@ -148,10 +148,13 @@
  * runtime first and the ASAN_OPTIONS it needs; the message is the exact
  * LD_PRELOAD=... ASAN_OPTIONS=... line to start it with.  An ASan report
  * lets the kernel run to its end (the access it reports was made), then
- * fails the call on that core with the report's first lines; a UBSan check
- * ends the op at once, as a violation.  Either way the library stays
- * usable: the next call works, and reports again.  See run-custom-op(1),
- * DEBUGGING A KERNEL.
+ * fails the call on that core with the report's first lines (stderr gets
+ * each call's first report; the others go to a file the error names); a
+ * UBSan check ends the op at once, as a violation.  Either way the library
+ * stays usable: the next call works, and reports again.  Such a build's
+ * core libraries stay loaded after rco_close, until the process ends (ASan
+ * keeps pointers to their globals).  See run-custom-op(1), DEBUGGING A
+ * KERNEL.
  *
  * A time limit is wall-clock time from the call's start (CLOCK_MONOTONIC):
  * a process stopped during the call (SIGSTOP, Ctrl-Z) counts the stop too.
