@@ -222,6 +222,8 @@ extern "C" {
 #define RCO_MAX_RANK 8
 #define RCO_MAX_ARGUMENTS 10
 #define RCO_NAME_SIZE 64
+/* The longest name messages give an op (rco_run_named), with its kernel's. */
+#define RCO_LABEL_SIZE 512
 /* Room for one line per failed core. */
 #define RCO_MESSAGE_SIZE 12288
 /* The environment variable that sizes the printf buffers. */
@@ -301,15 +303,18 @@ struct rco_error {
 	int core;                 /* the first core the error is about (0..7), or -1 */
 	int signal;               /* the signal that ended that core's kernel, or 0 */
 	int argument;             /* the argument (0-based) it is about, or -1 */
-	char op[RCO_NAME_SIZE];   /* the op, or "" */
-	/* One line per failed core (or one line), without a final newline. */
+	char op[RCO_NAME_SIZE];   /* the op (its compute function's name), or "" */
+	/* One line per failure, without a final newline: cores that failed
+	 * alike share one line, "cores 0-7: op NAME: ..." (else "core N: ..."). */
 	char message[RCO_MESSAGE_SIZE];
 };
 
 /* Receives what core printed, length bytes (not NUL-terminated). */
 typedef void (*rco_print_fn)(void *context, int core, const char *text, size_t length);
 /* Receives a warning of the runtime, "core N: op NAME: ...", whole, or of
- * the output checks, "op NAME: output coverage: ..." (core -1). */
+ * the output checks, "op NAME: output coverage: ..." (core -1).  A warning
+ * that several cores gave in a call comes once, naming them all ("cores
+ * 0-7: op NAME: ..."; core is the first of them). */
 typedef void (*rco_warn_fn)(void *context, int core, const char *text);
 
 /* What the output checks do with what they find.  After an op has run on
@@ -399,6 +404,16 @@ int rco_check_argument_count(const rco_library *library, int op, int count,
  * the op succeeded or not. */
 int rco_run(rco_library *library, int op, const struct rco_argument *arguments, int count,
             const struct rco_tensor *output, double timeout, struct rco_error *error);
+/* rco_run, with the op named name in the call's messages and warnings
+ * (NULL: by its name in the build, as rco_run names it): a program whose
+ * users call the op by another name (torch.ops' "my_ops::softmax") passes
+ * that one.  When name's last part (after "::") is not the op's name in the
+ * build, that name, the kernel function's, is given beside it: "op
+ * my_ops::softmax (kernel softmax_kernel): ...".  error->op stays the
+ * op's name in the build. */
+int rco_run_named(rco_library *library, int op, const char *name,
+                  const struct rco_argument *arguments, int count,
+                  const struct rco_tensor *output, double timeout, struct rco_error *error);
 
 /* The profile of a call: what each core did, counted from its core
  * ledger, and what that would cost on the device by the cost model of

@@ -90,8 +90,16 @@ check_eq "writing a whole block, and the whole pool, is no overrun" "$status $ou
 
 check_true "the limit kernels build for 8 cores" host_build "$WORK/limits8" limits 8 \
 	'tcm=my_ops::tcm(Tensor x, int which, int core) -> Tensor' \
-	'stream=my_ops::stream(Tensor x) -> Tensor' -- "$SOURCE"
+	'stream=my_ops::stream(Tensor x) -> Tensor' 'wide=my_ops::wide(Tensor x) -> Tensor' -- "$SOURCE"
 sed 's/^/# /' "$WORK/limits8/build.log"
+# Every core warns of kLong, then fails alike (it returns a tensor of its
+# own): the warning comes once per call and the error once, naming them.
+python3 "$TOP/tests/run/npy.py" make "$WORK/wide.npy" '<i8' 3 5 6 7
+run_capture "$RUN" --op wide --in "$WORK/wide.npy" "$WORK/limits8/limits"
+check_eq "on 8 cores, the kLong warning comes once per call, and the error once, naming the cores" \
+	"$status $err" \
+	"1 run-custom-op: warning: cores 0-7: op wide: a 64-bit (kLong) tensor: the device does not support 64-bit ops generically (the API reference no longer lists kLong among the dtypes)
+run-custom-op: cores 0-7: op wide: customop_return_tensor: a multicore build must write its output through get_dst_tensor() (each core writes its share; copying would overwrite the other cores' shares)"
 run_capture "$RUN" --op tcm --in "$WORK/eight.npy" --scalar 0 --scalar 3 "$WORK/limits8/limits"
 check_eq "an overrun on core 3 names core 3" "$status $err" \
 	"1 run-custom-op: core 3: op tcm: a read or write at byte 4096 of the 4096-byte TCM block $BLOCK_OF_TCM, past its end (on the device it reaches another block or a stream accessor's buffer; build with --sanitize=address to find the kernel's line)"
