@@ -419,15 +419,30 @@ int rco_run_named(rco_library *library, int op, const char *name,
  * ledger, and what that would cost on the device by the cost model of
  * run-custom-op(1) (THE PROFILE, THE COST MODEL).  The times are an
  * estimate from documented figures, not a measurement. */
-#define RCO_PROFILE_KINDS 4
-/* The kinds of estimated device time, as a profile splits it. */
+#define RCO_PROFILE_KINDS 5
+/* The kinds of estimated device time, as a profile splits it; the JSON's
+ * names are rco_profile_kind_name's. */
 enum rco_profile_kind {
-	RCO_PROFILE_HBM_ELEMENTS, /* element accessors, and streams without a TCM buffer */
-	RCO_PROFILE_STREAM,       /* streams with a TCM buffer */
-	RCO_PROFILE_TCM_COPIES,   /* tensor_to_tcm and tcm_to_tensor */
-	RCO_PROFILE_COMPUTE       /* element-wise ops, fills, customop_return_tensor's copy */
+	RCO_PROFILE_HBM_ELEMENTS, /* "hbm_element": element accessors, streams without a TCM buffer */
+	RCO_PROFILE_STREAM,       /* "stream": streams with a TCM buffer */
+	RCO_PROFILE_TCM_COPIES,   /* "tcm_copy": tensor_to_tcm and tcm_to_tensor */
+	RCO_PROFILE_COMPUTE,      /* "compute": element-wise ops and fills */
+	RCO_PROFILE_RESULT_COPY   /* "result_copy": customop_return_tensor's copy of a tensor the
+	                             kernel made into the output */
 };
 #define RCO_PROFILE_CORES 8
+/* What a profile's hints suggest; the JSON's names are rco_hint_kind_name's
+ * (see run-custom-op(1), THE PROFILE). */
+enum rco_hint_kind {
+	RCO_HINT_RESULT_COPY,     /* "result_copy": write into get_dst_tensor() */
+	RCO_HINT_ELEMENT_ACCESS,  /* "element_access": TCM copies instead of element accessors */
+	RCO_HINT_IMBALANCE,       /* "imbalance": the busiest core does more than its share */
+	RCO_HINT_STREAM,          /* "stream": streams past the first four active ones */
+	RCO_HINT_MULTICORE,       /* "multicore": a single-core op split over the 8 cores */
+	RCO_HINT_KINDS
+};
+#define RCO_PROFILE_HINTS RCO_HINT_KINDS
+#define RCO_HINT_TEXT_SIZE 512
 
 struct rco_core_profile {
 	int core;                         /* 0..7 */
@@ -448,8 +463,15 @@ struct rco_core_profile {
 	uint64_t result_copy_bytes;       /* read and written by customop_return_tensor */
 	int64_t output_elements_written;  /* -1: not recorded (output checks off) */
 	double host_us;                   /* the core's wall time on the host */
-	double estimated_us[RCO_PROFILE_KINDS];
+	double estimated_us[RCO_PROFILE_KINDS]; /* by kind, each to the nanosecond */
 	double estimated_device_us;       /* their sum */
+};
+
+/* What to change, and what the cost model says it would save. */
+struct rco_profile_hint {
+	int kind;                         /* enum rco_hint_kind */
+	double saves_us;                  /* off the op's estimate, as the op is now */
+	char text[RCO_HINT_TEXT_SIZE];
 };
 
 struct rco_profile {
@@ -459,7 +481,14 @@ struct rco_profile {
 	double fixed_us;                  /* the op's own cost, beyond its slowest core */
 	double estimated_device_us;       /* the slowest core's estimate plus fixed_us */
 	double imbalance;                 /* the busiest core's estimate / the mean over the cores */
+	int hint_count;
+	struct rco_profile_hint hints[RCO_PROFILE_HINTS]; /* by saves_us, the largest first */
 };
+
+/* The names of enum rco_profile_kind and enum rco_hint_kind, as the JSON
+ * writes them ("hbm_element", "result_copy", ...); NULL out of range. */
+const char *rco_profile_kind_name(int kind);
+const char *rco_hint_kind_name(int kind);
 
 /* The profile of library's last call that ran on every core to its end
  * (also when the output checks then failed it).  Returns 0, or
@@ -470,8 +499,9 @@ int rco_last_profile(rco_library *library, struct rco_profile *profile);
 /* A profile as text, written into text (size bytes, NUL-terminated when
  * size > 0); each returns the length of the whole text, as snprintf does,
  * so a call with size 0 measures it.  json: {"op": ..., "cores": [...],
- * "estimated_device_us": F, "imbalance": F} as run-custom-op --profile
- * writes it; table: the lines run-custom-op --profile shows; svg: a
+ * "estimated_device_us": F, "imbalance": F, "hints": [...]} as
+ * run-custom-op --profile writes it; table: the lines run-custom-op
+ * --profile shows (the estimate by kind and the hints included); svg: a
  * standalone SVG of per-core bars of estimated time by kind. */
 size_t rco_profile_json(const struct rco_profile *profile, char *text, size_t size);
 size_t rco_profile_table(const struct rco_profile *profile, char *text, size_t size);
@@ -480,7 +510,7 @@ size_t rco_profile_svg(const struct rco_profile *profile, char *text, size_t siz
 /* Collecting the profiles of every call in the process.  While at least one
  * collection is open, each rco_run of any library that runs on every core
  * to its end appends its profile to one list (this grows with the calls:
- * about 1.3 KiB each).  rco_profile_collect_begin opens a collection and
+ * about 4.3 KiB each).  rco_profile_collect_begin opens a collection and
  * sets *first to the index the next profile will have; the profiles it
  * collects are those from *first to rco_profile_collected(), read with
  * rco_profile_collected_get; rco_profile_collect_end closes it, and the

@@ -39,7 +39,7 @@ int check_argument_count(const struct op_record *op, int count, struct rco_error
 	return 0;
 }
 
-static size_t dtype_size(int dtype)
+size_t check_dtype_size(int dtype)
 {
 	switch (dtype) {
 	case RCO_UINT8: case RCO_INT8: return 1;
@@ -54,7 +54,7 @@ static size_t dtype_size(int dtype)
 static int check_tensor(const struct rco_tensor *tensor, int minimum_rank, const char *what,
                         const struct op_record *op, int argument, struct rco_error *error)
 {
-	size_t size = dtype_size(tensor->dtype);
+	size_t size = check_dtype_size(tensor->dtype);
 	if (size == 0)
 		return fail(error, op, argument, "%s has dtype %d, which is not one of the device's 8 "
 		            "dtypes (float32, bfloat16, float16, int32, int8, int64, int16, uint8)", what,
@@ -104,7 +104,7 @@ static uint64_t tensor_bytes(const struct rco_tensor *tensor)
 	uint64_t count = 1;
 	for (int d = 0; d < tensor->rank; d++)
 		count *= (uint64_t)tensor->sizes[d];
-	return count * dtype_size(tensor->dtype);
+	return count * check_dtype_size(tensor->dtype);
 }
 
 /* Whether two tensors share some of their memory but are not the same memory. */

@@ -19,6 +19,8 @@ struct check_scalars {
 	unsigned char bytes[RCO_MAX_ARGUMENTS][8];
 };
 
+/* The bytes of an element of dtype (enum rco_dtype), or 0 for none. */
+size_t check_dtype_size(int dtype);
 /* Checks that count arguments fit op; returns 0 or RCO_ERROR_ARGUMENT. */
 int check_argument_count(const struct op_record *op, int count, struct rco_error *error);
 /* Checks the arguments and the output against op and fills in args (room

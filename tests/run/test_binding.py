@@ -250,7 +250,23 @@ class RunnerTest(unittest.TestCase):
                           core.tcm_to_tensor_bytes, core.tcm_peak_bytes,
                           core.output_elements_written, core.element_reads),
                          (3, 1, 8, 8, 1024, 2, 0))
-        self.assertEqual(core.estimated_us['tcm_copies'], core.estimated_device_us)
+        self.assertEqual(list(core.estimated_us), ['hbm_element', 'stream', 'tcm_copy', 'compute',
+                                                   'result_copy'])
+        self.assertEqual(core.estimated_us['tcm_copy'], core.estimated_device_us)
+        self.assertEqual(profile.hints, [], 'no core writes more than an even share, 2 elements')
+        _, single = self.open(SINGLE).run('relu', x, profile=True)
+        self.assertEqual([(hint.kind, round(hint.saves_us, 3)) for hint in single.hints],
+                         [('multicore', 0.016)], 'a single-core TCM relu: 8 cores would do it')
+        self.assertTrue(single.hints[0].text.startswith('the op runs on one core: shared by the 8 '
+                                                        'cores'), single.hints[0].text)
+        from build_custom_op import _profile
+        shared = _profile._shared()
+        self.assertEqual([shared.rco_profile_kind_name(k) for k in (_profile._KIND_COUNT - 1,
+                                                                    _profile._KIND_COUNT)],
+                         [b'result_copy', None], 'the binding knows as many kinds as the library')
+        self.assertEqual([shared.rco_hint_kind_name(k) for k in (_profile._HINT_COUNT - 1,
+                                                                 _profile._HINT_COUNT)],
+                         [b'multicore', None], 'and as many kinds of hint')
         self.assertEqual(profile.estimated_device_us, max(c.estimated_device_us for c in profile.cores))
         self.assertAlmostEqual(profile.imbalance, 1.6)
         self.assertTrue(profile.json().startswith('{"op": "relu", "cores": [\n  {"core": 0, '),
