@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "cost_model.h"
+#include "profile.h"
 
 /* A hint is given when it saves at least this share of the op's estimate. */
 #define HINT_SHARE 0.01
@@ -51,14 +52,16 @@ static double estimate_with(const struct core_team *team, ledger_change change)
 	return cost_model_op_us(slowest);
 }
 
-/* The index of the core with the largest estimate. */
-static int busiest(const struct rco_profile *profile)
+/* Prices part (a ledger of some counts alone) as it is, and as change
+ * makes it. */
+static void price_before_and_after(const struct customop_host_ledger *part, ledger_change change,
+                                   size_t element_size, double before[RCO_PROFILE_KINDS],
+                                   double after[RCO_PROFILE_KINDS])
 {
-	int found = 0;
-	for (int i = 1; i < profile->core_count; i++)
-		if (profile->cores[i].estimated_device_us > profile->cores[found].estimated_device_us)
-			found = i;
-	return found;
+	struct customop_host_ledger changed = *part;
+	change(&changed, element_size);
+	cost_model_price(part, before);
+	cost_model_price(&changed, after);
 }
 
 static void without_result_copy(struct customop_host_ledger *ledger, size_t element_size)
@@ -179,7 +182,7 @@ static void result_copy_hint(struct rco_profile *profile, const struct core_team
 		bytes += ledger_of(team, i)->result_copy_bytes;
 	if (!bytes)
 		return;
-	double copy_us = profile->cores[busiest(profile)].estimated_us[RCO_PROFILE_RESULT_COPY];
+	double copy_us = profile->cores[profile_busiest(profile)].estimated_us[RCO_PROFILE_RESULT_COPY];
 	add_hint(profile, RCO_HINT_RESULT_COPY,
 	         profile->estimated_device_us - estimate_with(team, without_result_copy),
 	         "the kernel returns a tensor of its own, which customop_return_tensor copies into "
@@ -189,22 +192,20 @@ static void result_copy_hint(struct rco_profile *profile, const struct core_team
 
 static void element_access_hint(struct rco_profile *profile, const struct core_team *team)
 {
-	int i = busiest(profile);
+	int i = profile_busiest(profile);
 	const struct customop_host_ledger *ledger = ledger_of(team, i);
 	uint64_t uses = ledger->element_reads + ledger->element_writes;
 	if (!uses)
 		return;
 	size_t element_size = element_size_of(team);
 	/* The busiest core's element accesses alone, and as TCM copies. */
-	struct customop_host_ledger accesses, copies;
+	struct customop_host_ledger accesses;
 	memset(&accesses, 0, sizeof accesses);
 	accesses.element_reads = ledger->element_reads;
 	accesses.element_writes = ledger->element_writes;
-	copies = accesses;
-	element_accesses_as_tcm_copies(&copies, element_size);
 	double accesses_us[RCO_PROFILE_KINDS], copies_us[RCO_PROFILE_KINDS];
-	cost_model_price(&accesses, accesses_us);
-	cost_model_price(&copies, copies_us);
+	price_before_and_after(&accesses, element_accesses_as_tcm_copies, element_size, accesses_us,
+	                       copies_us);
 	add_hint(profile, RCO_HINT_ELEMENT_ACCESS,
 	         profile->estimated_device_us - estimate_with(team, element_accesses_as_tcm_copies),
 	         "core %d uses element accessors %llu times, an HBM access each (%.3f us): copying "
@@ -219,7 +220,7 @@ static void imbalance_hint(struct rco_profile *profile, const struct core_team *
 {
 	if (profile->core_count < 2)
 		return;
-	int i = busiest(profile);
+	int i = profile_busiest(profile);
 	double total = 0;
 	for (int k = 0; k < profile->core_count; k++)
 		total += profile->cores[k].estimated_device_us;
@@ -237,19 +238,17 @@ static void imbalance_hint(struct rco_profile *profile, const struct core_team *
 
 static void stream_hint(struct rco_profile *profile, const struct core_team *team)
 {
-	int i = busiest(profile);
+	int i = profile_busiest(profile);
 	uint64_t elements = ledger_of(team, i)->unbuffered_stream_elements;
 	if (!elements)
 		return;
 	/* The busiest core's unbuffered elements alone, and through a buffer. */
-	struct customop_host_ledger unbuffered, buffered;
+	struct customop_host_ledger unbuffered;
 	memset(&unbuffered, 0, sizeof unbuffered);
 	unbuffered.unbuffered_stream_elements = elements;
-	buffered = unbuffered;
-	unbuffered_streams_buffered(&buffered, element_size_of(team));
 	double unbuffered_us[RCO_PROFILE_KINDS], buffered_us[RCO_PROFILE_KINDS];
-	cost_model_price(&unbuffered, unbuffered_us);
-	cost_model_price(&buffered, buffered_us);
+	price_before_and_after(&unbuffered, unbuffered_streams_buffered, element_size_of(team),
+	                       unbuffered_us, buffered_us);
 	add_hint(profile, RCO_HINT_STREAM,
 	         profile->estimated_device_us - estimate_with(team, unbuffered_streams_buffered),
 	         "on core %d, %llu elements went through stream accessors opened while %d others "

@@ -54,6 +54,15 @@ void profile_build(struct rco_profile *profile, const struct core_team *team, co
 	hints_build(profile, team);
 }
 
+int profile_busiest(const struct rco_profile *profile)
+{
+	int found = 0;
+	for (int i = 1; i < profile->core_count; i++)
+		if (profile->cores[i].estimated_device_us > profile->cores[found].estimated_device_us)
+			found = i;
+	return found;
+}
+
 static const char *const kind_names[RCO_PROFILE_KINDS] = {
 	[RCO_PROFILE_HBM_ELEMENTS] = "hbm_element", [RCO_PROFILE_STREAM] = "stream",
 	[RCO_PROFILE_TCM_COPIES] = "tcm_copy", [RCO_PROFILE_COMPUTE] = "compute",

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "profile.h"
 #include "runcustomop.h"
 
 /* Text written into a caller's buffer, measured whole even when it does
@@ -51,15 +52,6 @@ static void add_escaped(struct text *text, const char *name, int xml)
 	}
 }
 
-/* The index of the core with the largest estimate. */
-static int busiest(const struct rco_profile *profile)
-{
-	int found = 0;
-	for (int i = 1; i < profile->core_count; i++)
-		if (profile->cores[i].estimated_device_us > profile->cores[found].estimated_device_us)
-			found = i;
-	return found;
-}
 
 size_t rco_profile_json(const struct rco_profile *profile, char *data, size_t size)
 {
@@ -139,7 +131,7 @@ size_t rco_profile_table(const struct rco_profile *profile, char *data, size_t s
 	}
 	add(&text, "op %s: estimated device time %.3f us (the slowest core, core %d, plus %g us fixed); "
 	    "imbalance %.2f (the busiest core / the mean)\n", profile->op, profile->estimated_device_us,
-	    profile->cores[busiest(profile)].core, profile->fixed_us, profile->imbalance);
+	    profile->cores[profile_busiest(profile)].core, profile->fixed_us, profile->imbalance);
 	if (profile->hint_count == 0)
 		add(&text, "hints: none (no change the cost model prices saves 1%% of the op's time)\n");
 	else
@@ -171,7 +163,7 @@ size_t rco_profile_svg(const struct rco_profile *profile, char *data, size_t siz
 {
 	struct text text = text_in(data, size);
 	int height = SVG_TOP + profile->core_count * SVG_ROW + 70;
-	double largest = profile->cores[busiest(profile)].estimated_device_us;
+	double largest = profile->cores[profile_busiest(profile)].estimated_device_us;
 	add(&text, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 	    "font-family=\"sans-serif\" font-size=\"12\">\n"
