@@ -136,9 +136,9 @@ class SanitizeTest(unittest.TestCase):
         where = f'{KERNEL}:{line}:19' if 'libclang_rt' in preload else f'{KERNEL}:{line}'
         self.assertEqual((done.returncode, done.stdout), (0, (
             '[1.0, 0.0, 3.0, 0.0]\n'
-            '0 relu_forward core 0: op relu_forward: AddressSanitizer: use-after-poison: READ of '
-            f'size 4 at {where} in relu_forward(at::Tensor const&) (1 AddressSanitizer report '
-            'during the op; the first is on stderr, with its stack)\n'
+            '0 relu_forward core 0: op my_ops::relu_forward: AddressSanitizer: use-after-poison: '
+            f'READ of size 4 at {where} in relu_forward(at::Tensor const&) (1 AddressSanitizer '
+            'report during the op; the first is on stderr, with its stack)\n'
             '[5.0, 0.0, 3.0, 0.0]\n')), done.stderr)
         self.assertEqual(done.stderr.count('ERROR: AddressSanitizer'), 1, done.stderr)
 
