@@ -148,10 +148,13 @@
  * runtime first and the ASAN_OPTIONS it needs; the message is the exact
  * LD_PRELOAD=... ASAN_OPTIONS=... line to start it with.  An ASan report
  * lets the kernel run to its end (the access it reports was made), then
- * fails the call on that core with the report's first lines; a UBSan check
- * ends the op at once, as a violation.  Either way the library stays
- * usable: the next call works, and reports again.  See run-custom-op(1),
- * DEBUGGING A KERNEL.
+ * fails the call on that core with the report's first lines (stderr gets
+ * each call's first report; the others go to a file the error names); a
+ * UBSan check ends the op at once, as a violation.  Either way the library
+ * stays usable: the next call works, and reports again.  Such a build's
+ * core libraries stay loaded after rco_close, until the process ends (ASan
+ * keeps pointers to their globals).  See run-custom-op(1), DEBUGGING A
+ * KERNEL.
  *
  * A time limit counts the time the process ran since the call's start: time
  * it was stopped (SIGSTOP, Ctrl-Z) or the machine suspended is not counted.
@@ -223,6 +226,8 @@ extern "C" {
 #define RCO_MAX_RANK 8
 #define RCO_MAX_ARGUMENTS 10
 #define RCO_NAME_SIZE 64
+/* The longest name messages give an op (rco_run_named), with its kernel's. */
+#define RCO_LABEL_SIZE 512
 /* Room for one line per failed core. */
 #define RCO_MESSAGE_SIZE 12288
 /* The environment variable that sizes the printf buffers. */
@@ -302,15 +307,18 @@ struct rco_error {
 	int core;                 /* the first core the error is about (0..7), or -1 */
 	int signal;               /* the signal that ended that core's kernel, or 0 */
 	int argument;             /* the argument (0-based) it is about, or -1 */
-	char op[RCO_NAME_SIZE];   /* the op, or "" */
-	/* One line per failed core (or one line), without a final newline. */
+	char op[RCO_NAME_SIZE];   /* the op (its compute function's name), or "" */
+	/* One line per failure, without a final newline: cores that failed
+	 * alike share one line, "cores 0-7: op NAME: ..." (else "core N: ..."). */
 	char message[RCO_MESSAGE_SIZE];
 };
 
 /* Receives what core printed, length bytes (not NUL-terminated). */
 typedef void (*rco_print_fn)(void *context, int core, const char *text, size_t length);
 /* Receives a warning of the runtime, "core N: op NAME: ...", whole, or of
- * the output checks, "op NAME: output coverage: ..." (core -1). */
+ * the output checks, "op NAME: output coverage: ..." (core -1).  A warning
+ * that several cores gave in a call comes once, naming them all ("cores
+ * 0-7: op NAME: ..."; core is the first of them). */
 typedef void (*rco_warn_fn)(void *context, int core, const char *text);
 
 /* What the output checks do with what they find.  After an op has run on
@@ -400,20 +408,45 @@ int rco_check_argument_count(const rco_library *library, int op, int count,
  * the op succeeded or not. */
 int rco_run(rco_library *library, int op, const struct rco_argument *arguments, int count,
             const struct rco_tensor *output, double timeout, struct rco_error *error);
+/* rco_run, with the op named name in the call's messages and warnings
+ * (NULL: by its name in the build, as rco_run names it): a program whose
+ * users call the op by another name (torch.ops' "my_ops::softmax") passes
+ * that one.  When name's last part (after "::") is not the op's name in the
+ * build, that name, the kernel function's, is given beside it: "op
+ * my_ops::softmax (kernel softmax_kernel): ...".  error->op stays the
+ * op's name in the build. */
+int rco_run_named(rco_library *library, int op, const char *name,
+                  const struct rco_argument *arguments, int count,
+                  const struct rco_tensor *output, double timeout, struct rco_error *error);
 
 /* The profile of a call: what each core did, counted from its core
  * ledger, and what that would cost on the device by the cost model of
  * run-custom-op(1) (THE PROFILE, THE COST MODEL).  The times are an
  * estimate from documented figures, not a measurement. */
-#define RCO_PROFILE_KINDS 4
-/* The kinds of estimated device time, as a profile splits it. */
+#define RCO_PROFILE_KINDS 5
+/* The kinds of estimated device time, as a profile splits it; the JSON's
+ * names are rco_profile_kind_name's. */
 enum rco_profile_kind {
-	RCO_PROFILE_HBM_ELEMENTS, /* element accessors, and streams without a TCM buffer */
-	RCO_PROFILE_STREAM,       /* streams with a TCM buffer */
-	RCO_PROFILE_TCM_COPIES,   /* tensor_to_tcm and tcm_to_tensor */
-	RCO_PROFILE_COMPUTE       /* element-wise ops, fills, customop_return_tensor's copy */
+	RCO_PROFILE_HBM_ELEMENTS, /* "hbm_element": element accessors, streams without a TCM buffer */
+	RCO_PROFILE_STREAM,       /* "stream": streams with a TCM buffer */
+	RCO_PROFILE_TCM_COPIES,   /* "tcm_copy": tensor_to_tcm and tcm_to_tensor */
+	RCO_PROFILE_COMPUTE,      /* "compute": element-wise ops and fills */
+	RCO_PROFILE_RESULT_COPY   /* "result_copy": customop_return_tensor's copy of a tensor the
+	                             kernel made into the output */
 };
 #define RCO_PROFILE_CORES 8
+/* What a profile's hints suggest; the JSON's names are rco_hint_kind_name's
+ * (see run-custom-op(1), THE PROFILE). */
+enum rco_hint_kind {
+	RCO_HINT_RESULT_COPY,     /* "result_copy": write into get_dst_tensor() */
+	RCO_HINT_ELEMENT_ACCESS,  /* "element_access": TCM copies instead of element accessors */
+	RCO_HINT_IMBALANCE,       /* "imbalance": the busiest core does more than its share */
+	RCO_HINT_STREAM,          /* "stream": streams past the first four active ones */
+	RCO_HINT_MULTICORE,       /* "multicore": a single-core op split over the 8 cores */
+	RCO_HINT_KINDS
+};
+#define RCO_PROFILE_HINTS RCO_HINT_KINDS
+#define RCO_HINT_TEXT_SIZE 512
 
 struct rco_core_profile {
 	int core;                         /* 0..7 */
@@ -434,8 +467,15 @@ struct rco_core_profile {
 	uint64_t result_copy_bytes;       /* read and written by customop_return_tensor */
 	int64_t output_elements_written;  /* -1: not recorded (output checks off) */
 	double host_us;                   /* the core's wall time on the host */
-	double estimated_us[RCO_PROFILE_KINDS];
+	double estimated_us[RCO_PROFILE_KINDS]; /* by kind, each to the nanosecond */
 	double estimated_device_us;       /* their sum */
+};
+
+/* What to change, and what the cost model says it would save. */
+struct rco_profile_hint {
+	int kind;                         /* enum rco_hint_kind */
+	double saves_us;                  /* off the op's estimate, as the op is now */
+	char text[RCO_HINT_TEXT_SIZE];
 };
 
 struct rco_profile {
@@ -445,7 +485,14 @@ struct rco_profile {
 	double fixed_us;                  /* the op's own cost, beyond its slowest core */
 	double estimated_device_us;       /* the slowest core's estimate plus fixed_us */
 	double imbalance;                 /* the busiest core's estimate / the mean over the cores */
+	int hint_count;
+	struct rco_profile_hint hints[RCO_PROFILE_HINTS]; /* by saves_us, the largest first */
 };
+
+/* The names of enum rco_profile_kind and enum rco_hint_kind, as the JSON
+ * writes them ("hbm_element", "result_copy", ...); NULL out of range. */
+const char *rco_profile_kind_name(int kind);
+const char *rco_hint_kind_name(int kind);
 
 /* The profile of library's last call that ran on every core to its end
  * (also when the output checks then failed it).  Returns 0, or
@@ -456,8 +503,9 @@ int rco_last_profile(rco_library *library, struct rco_profile *profile);
 /* A profile as text, written into text (size bytes, NUL-terminated when
  * size > 0); each returns the length of the whole text, as snprintf does,
  * so a call with size 0 measures it.  json: {"op": ..., "cores": [...],
- * "estimated_device_us": F, "imbalance": F} as run-custom-op --profile
- * writes it; table: the lines run-custom-op --profile shows; svg: a
+ * "estimated_device_us": F, "imbalance": F, "hints": [...]} as
+ * run-custom-op --profile writes it; table: the lines run-custom-op
+ * --profile shows (the estimate by kind and the hints included); svg: a
  * standalone SVG of per-core bars of estimated time by kind. */
 size_t rco_profile_json(const struct rco_profile *profile, char *text, size_t size);
 size_t rco_profile_table(const struct rco_profile *profile, char *text, size_t size);
@@ -466,7 +514,7 @@ size_t rco_profile_svg(const struct rco_profile *profile, char *text, size_t siz
 /* Collecting the profiles of every call in the process.  While at least one
  * collection is open, each rco_run of any library that runs on every core
  * to its end appends its profile to one list (this grows with the calls:
- * about 1.3 KiB each).  rco_profile_collect_begin opens a collection and
+ * about 4.3 KiB each).  rco_profile_collect_begin opens a collection and
  * sets *first to the index the next profile will have; the profiles it
  * collects are those from *first to rco_profile_collected(), read with
  * rco_profile_collected_get; rco_profile_collect_end closes it, and the

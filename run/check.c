@@ -39,7 +39,7 @@ int check_argument_count(const struct op_record *op, int count, struct rco_error
 	return 0;
 }
 
-static size_t dtype_size(int dtype)
+size_t check_dtype_size(int dtype)
 {
 	switch (dtype) {
 	case RCO_UINT8: case RCO_INT8: return 1;
@@ -54,7 +54,7 @@ static size_t dtype_size(int dtype)
 static int check_tensor(const struct rco_tensor *tensor, int minimum_rank, const char *what,
                         const struct op_record *op, int argument, struct rco_error *error)
 {
-	size_t size = dtype_size(tensor->dtype);
+	size_t size = check_dtype_size(tensor->dtype);
 	if (size == 0)
 		return fail(error, op, argument, "%s has dtype %d, which is not one of the device's 8 "
 		            "dtypes (float32, bfloat16, float16, int32, int8, int64, int16, uint8)", what,
@@ -104,7 +104,7 @@ static uint64_t tensor_bytes(const struct rco_tensor *tensor)
 	uint64_t count = 1;
 	for (int d = 0; d < tensor->rank; d++)
 		count *= (uint64_t)tensor->sizes[d];
-	return count * dtype_size(tensor->dtype);
+	return count * check_dtype_size(tensor->dtype);
 }
 
 /* Whether two tensors share some of their memory but are not the same memory. */
@@ -194,20 +194,20 @@ static int convert_number(const struct op_record *op, int index, const char *wha
 int check_arguments(const struct op_record *op, const struct rco_argument *arguments, int count,
                     const struct rco_tensor *output, struct customop_host_tensor *args,
                     struct check_scalars *scalars, struct customop_host_tensor *host_output,
-                    struct rco_error *error)
+                    const char *label, struct rco_error *error)
 {
 	int status = check_argument_count(op, count, error);
 	if (status != 0)
 		return status;
 	if (count > RCO_MAX_ARGUMENTS)
-		return fail(error, op, -1, "%s has %d arguments; the device passes at most %d", op->name,
+		return fail(error, op, -1, "%s has %d arguments; the device passes at most %d", label,
 		            count, RCO_MAX_ARGUMENTS);
 	if (count > 0 && !arguments)
-		return fail(error, op, -1, "%s: the arguments are missing (a NULL pointer)", op->name);
+		return fail(error, op, -1, "%s: the arguments are missing (a NULL pointer)", label);
 	for (int i = 0; i < count; i++) {
 		char name[256], what[320];
 		op_argument_text(op, i, name, sizeof name);
-		snprintf(what, sizeof what, "%s argument %d (%s)", op->name, i + 1, name);
+		snprintf(what, sizeof what, "%s argument %d (%s)", label, i + 1, name);
 		const struct rco_argument *argument = &arguments[i];
 		int wants_tensor = op->kinds[i] == 'T';
 		if (argument->type != RCO_ARGUMENT_TENSOR && argument->type != RCO_ARGUMENT_INTEGER &&
@@ -232,9 +232,9 @@ int check_arguments(const struct op_record *op, const struct rco_argument *argum
 		}
 	}
 	if (!output)
-		return fail(error, op, -1, "%s: no output tensor given", op->name);
+		return fail(error, op, -1, "%s: no output tensor given", label);
 	char what[128];
-	snprintf(what, sizeof what, "%s's output", op->name);
+	snprintf(what, sizeof what, "%s's output", label);
 	status = check_tensor(output, 0, what, op, -1, error);
 	if (status != 0)
 		return status;
@@ -247,7 +247,7 @@ int check_arguments(const struct op_record *op, const struct rco_argument *argum
 		op_argument_text(op, i, name, sizeof name);
 		return fail(error, op, i, "%s argument %d (%s) and %s share some of their memory: the "
 		            "cores would read elements they have already written; pass an output of its "
-		            "own, or the input itself", op->name, i + 1, name, what);
+		            "own, or the input itself", label, i + 1, name, what);
 	}
 	memcpy(host_output, output, sizeof *host_output);
 	return 0;

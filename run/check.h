@@ -19,15 +19,17 @@ struct check_scalars {
 	unsigned char bytes[RCO_MAX_ARGUMENTS][8];
 };
 
+/* The bytes of an element of dtype (enum rco_dtype), or 0 for none. */
+size_t check_dtype_size(int dtype);
 /* Checks that count arguments fit op; returns 0 or RCO_ERROR_ARGUMENT. */
 int check_argument_count(const struct op_record *op, int count, struct rco_error *error);
 /* Checks the arguments and the output against op and fills in args (room
  * for RCO_MAX_ARGUMENTS) and *host_output, with the numbers stored in
- * scalars.  Returns 0 or RCO_ERROR_ARGUMENT (error->argument says which,
- * or -1 for the output). */
+ * scalars; the messages name the op as label.  Returns 0 or
+ * RCO_ERROR_ARGUMENT (error->argument says which, or -1 for the output). */
 int check_arguments(const struct op_record *op, const struct rco_argument *arguments, int count,
                     const struct rco_tensor *output, struct customop_host_tensor *args,
                     struct check_scalars *scalars, struct customop_host_tensor *host_output,
-                    struct rco_error *error);
+                    const char *label, struct rco_error *error);
 
 #endif

@@ -125,13 +125,20 @@ void core_output_warn(struct core_output *output, const char *text)
 	output->warnings_used += length;
 }
 
-void core_output_each_warning(const struct core_output *output, const char *prefix,
-                              void (*each)(void *context, const char *text), void *context)
+const char *core_output_next_warning(const struct core_output *output, size_t *at)
 {
-	for (size_t at = 0; at < output->warnings_used; at += strlen(output->warnings + at) + 1)
-		each(context, output->warnings + at);
+	if (*at >= output->warnings_used)
+		return NULL;
+	const char *text = output->warnings + *at;
+	*at += strlen(text) + 1;
+	return text;
+}
+
+void core_output_dropped_warnings(const struct core_output *output, const char *prefix,
+                                  void (*each)(void *context, const char *text), void *context)
+{
 	if (output->warnings_dropped) {
-		char text[256];
+		char text[RCO_LABEL_SIZE + 256];
 		snprintf(text, sizeof text, "%s%d more warnings of this call were dropped (%d bytes "
 		         "of warnings are kept per core and call)", prefix, output->warnings_dropped,
 		         CORE_OUTPUT_WARNING_SPACE);

@@ -38,10 +38,13 @@ void core_output_warn(struct core_output *output, const char *text);
  * lost bytes if any; sets *length (0 when nothing was printed).  Valid
  * until the next call of any of these. */
 const char *core_output_printed(struct core_output *output, size_t *length);
-/* Calls each(context, warning) for each warning kept, then for the one
- * about dropped warnings if any (prefix starts it: "core N: op NAME: "). */
-void core_output_each_warning(const struct core_output *output, const char *prefix,
-                              void (*each)(void *context, const char *text), void *context);
+/* The warning kept at *at (0: the first), advancing *at to the next; NULL
+ * after the last. */
+const char *core_output_next_warning(const struct core_output *output, size_t *at);
+/* Calls each(context, text) with the line about the warnings dropped, if
+ * any (prefix starts it: "core N: op NAME: "). */
+void core_output_dropped_warnings(const struct core_output *output, const char *prefix,
+                                  void (*each)(void *context, const char *text), void *context);
 /* Frees the buffer. */
 void core_output_free(struct core_output *output);
 

@@ -404,9 +404,10 @@ static void wait_for_jobs(struct core_team *team, long long job_ns)
 	}
 }
 
-int team_run(struct core_team *team, const char *op, const struct customop_host_tensor *args,
-             const char *const *arg_names, int arg_count, const struct customop_host_tensor *output,
-             size_t core_stack_size, char *error, size_t error_size)
+int team_run(struct core_team *team, const char *op, const char *label,
+             const struct customop_host_tensor *args, const char *const *arg_names, int arg_count,
+             const struct customop_host_tensor *output, size_t core_stack_size, char *error,
+             size_t error_size)
 {
 	for (int i = 0; i < team->count; i++) {
 		struct core *core = team->cores[i];
@@ -426,6 +427,7 @@ int team_run(struct core_team *team, const char *op, const struct customop_host_
 		call->error[0] = '\0';
 		call->record = team->record;
 		call->describe_fault = NULL;
+		call->label = label;
 		fault_reset(&core->fault);
 		core->guards_dropped = 0;
 		core->outcome = CORE_NOT_STARTED;
@@ -496,7 +498,7 @@ static void stop_text(enum team_stop stop, double timeout, char *out, size_t siz
 void team_describe(const struct core *core, double timeout, char *message, size_t size)
 {
 	int id = core->library.core < 0 ? 0 : core->library.core;
-	const char *op = core->call.op;
+	const char *op = core->call.label ? core->call.label : core->call.op;
 	const struct fault_context *fault = &core->fault;
 	char stopped[64];
 	stop_text(team_stopped(core->team), timeout, stopped, sizeof stopped);

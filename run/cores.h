@@ -117,14 +117,15 @@ struct core_team {
 struct core_team *team_create(int count, int threads, int interrupt, long print_limit);
 /* Starts the workers; returns 0, or -1 with error set. */
 int team_start(struct core_team *team, char *error, size_t error_size);
-/* Runs op on every core (arg_names: how the cores' messages name the
- * arguments, see customop_host_call) and waits until every job has ended, or, after
- * team_stop, until the cores stopped or were lost.  Returns the number of
- * cores whose outcome is not CORE_DONE, or -1 with error set when the
- * calling thread cannot run jobs. */
-int team_run(struct core_team *team, const char *op, const struct customop_host_tensor *args,
-             const char *const *arg_names, int arg_count, const struct customop_host_tensor *output,
-             size_t core_stack_size, char *error, size_t error_size);
+/* Runs op on every core and waits until every job has ended, or, after
+ * team_stop, until the cores stopped or were lost; messages name the op by
+ * label, and the arguments by arg_names (see customop_host_call).  Returns
+ * the number of cores whose outcome is not CORE_DONE, or -1 with error set
+ * when the calling thread cannot run jobs. */
+int team_run(struct core_team *team, const char *op, const char *label,
+             const struct customop_host_tensor *args, const char *const *arg_names, int arg_count,
+             const struct customop_host_tensor *output, size_t core_stack_size, char *error,
+             size_t error_size);
 /* Why the last call was stopped, or TEAM_NOT_STOPPED. */
 enum team_stop team_stopped(const struct core_team *team);
 /* Stops the call in progress for reason (the first reason given stays):

@@ -27,6 +27,8 @@
  * run-custom-op(1), THE COST MODEL, lists the same table (rco_cost_model). */
 #include "cost_model.h"
 
+#include <math.h>
+
 #define ELEMENT_ITERATIONS_PER_SECOND 8.10
 #define TCM_ITERATIONS_PER_SECOND 220.7
 #define MULTICORE_ITERATIONS_PER_SECOND 269.9
@@ -87,20 +89,37 @@ const struct rco_cost_constant *rco_cost_model(size_t *count)
 	return constants;
 }
 
-void cost_model_price(const struct customop_host_ledger *ledger, double estimated_us[RCO_PROFILE_KINDS])
+/* Nanoseconds as microseconds, to the nanosecond: a profile's parts then
+ * add up to its total as printed. */
+static double microseconds(double nanoseconds)
+{
+	return round(nanoseconds) / 1e3;
+}
+
+double cost_model_price(const struct customop_host_ledger *ledger, double estimated_us[RCO_PROFILE_KINDS])
 {
 	double accesses = (double)(ledger->element_reads + ledger->element_writes);
 	estimated_us[RCO_PROFILE_HBM_ELEMENTS] =
-		(accesses * constants[HBM_ACCESS].value +
-		 (double)ledger->unbuffered_stream_elements * constants[UNBUFFERED_STREAM].value) / 1e3;
+		microseconds(accesses * constants[HBM_ACCESS].value +
+		             (double)ledger->unbuffered_stream_elements * constants[UNBUFFERED_STREAM].value);
 	estimated_us[RCO_PROFILE_STREAM] =
-		(double)ledger->buffered_stream_bytes * constants[STREAM_BYTE].value / 1e3;
+		microseconds((double)ledger->buffered_stream_bytes * constants[STREAM_BYTE].value);
 	estimated_us[RCO_PROFILE_TCM_COPIES] =
-		(double)(ledger->tensor_to_tcm_bytes + ledger->tcm_to_tensor_bytes) *
-		constants[BYTE_RATE].value / 1e3;
+		microseconds((double)(ledger->tensor_to_tcm_bytes + ledger->tcm_to_tensor_bytes) *
+		             constants[BYTE_RATE].value);
 	estimated_us[RCO_PROFILE_COMPUTE] =
-		((double)ledger->elementwise_bytes * constants[COMPUTE_BYTE].value +
-		 (double)ledger->result_copy_bytes * constants[RESULT_COPY_BYTE].value) / 1e3;
+		microseconds((double)ledger->elementwise_bytes * constants[COMPUTE_BYTE].value);
+	estimated_us[RCO_PROFILE_RESULT_COPY] =
+		microseconds((double)ledger->result_copy_bytes * constants[RESULT_COPY_BYTE].value);
+	double total = 0;
+	for (int kind = 0; kind < RCO_PROFILE_KINDS; kind++)
+		total += estimated_us[kind];
+	return total;
+}
+
+double cost_model_op_us(double slowest_core_us)
+{
+	return slowest_core_us + constants[FIXED].value;
 }
 
 double cost_model_fixed_us(void)

@@ -244,18 +244,15 @@ static void describe_elements(const struct customop_host_tensor *output, int64_t
 		snprintf(text + length, text_size - (size_t)length, " (rows %lld-%lld)", first, last);
 }
 
-/* "core 4", "cores 0 and 1", "cores 0, 1 and 7" */
+/* The cores of team whose bits (by index in the team) are set, as
+ * cores_text names them. */
 static void describe_cores(const struct core_team *team, unsigned cores, char *text, size_t size)
 {
-	int total = __builtin_popcount(cores), seen = 0;
-	size_t used = (size_t)snprintf(text, size, total == 1 ? "core" : "cores");
-	for (int i = 0; i < team->count && used < size; i++) {
-		if (!(cores >> i & 1))
-			continue;
-		seen++;
-		const char *before = seen == 1 ? " " : seen == total ? " and " : ", ";
-		used += (size_t)snprintf(text + used, size - used, "%s%d", before, core_id(team, i));
-	}
+	unsigned ids = 0;
+	for (int i = 0; i < team->count; i++)
+		if (cores >> i & 1)
+			ids |= 1u << core_id(team, i);
+	cores_text(ids, text, size);
 }
 
 static void describe_finding(const struct core_team *team, const struct customop_host_tensor *output,
@@ -300,7 +297,8 @@ static void describe_rest(const char *op, enum finding_kind kind, const struct f
 }
 
 int coverage_check(const struct core_team *team, const struct customop_host_tensor *output, int mode,
-                   const char *op, rco_warn_fn warn, void *context, struct rco_error *error)
+                   const char *op, const char *label, rco_warn_fn warn, void *context,
+                   struct rco_error *error)
 {
 	int64_t size = element_count(output);
 	if (mode == RCO_OUTPUT_CHECKS_OFF || size == 0)
@@ -319,12 +317,12 @@ int coverage_check(const struct core_team *team, const struct customop_host_tens
 	for (int kind = 0; kind < FINDING_KINDS; kind++) {
 		int lines = found.count[kind] < LINES_PER_KIND ? found.count[kind] : LINES_PER_KIND;
 		for (int k = 0; k <= lines; k++) {
-			char line[512];
+			char line[RCO_LABEL_SIZE + 512];
 			if (k < lines)
-				describe_finding(team, output, size, op, (enum finding_kind)kind,
+				describe_finding(team, output, size, label, (enum finding_kind)kind,
 				                 &found.shown[kind][k], line, sizeof line);
 			else if (found.count[kind] > LINES_PER_KIND)
-				describe_rest(op, (enum finding_kind)kind, &found, line, sizeof line);
+				describe_rest(label, (enum finding_kind)kind, &found, line, sizeof line);
 			else
 				break;
 			if (mode == RCO_OUTPUT_CHECKS_WARN) {

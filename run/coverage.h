@@ -18,12 +18,13 @@ int coverage_mode(const struct rco_options *options, int *mode, struct rco_error
  * is empty or not contiguous (then the checks do not apply). */
 int coverage_record_flags(int mode, const struct customop_host_tensor *output);
 /* Checks the ledgers of the team's last call of op on output (every core
- * done).  Each finding is one line, "op NAME: output coverage: ...": in
+ * done).  Each finding is one line, "op LABEL: output coverage: ...": in
  * RCO_OUTPUT_CHECKS_WARN mode each goes to warn (core -1, when warn is not
  * NULL) and 0 is returned; in RCO_OUTPUT_CHECKS_ERROR mode they make the
- * message of RCO_ERROR_OP, which is returned.  A call whose ledgers hold
- * no sets is not checked (0).  Allocates nothing. */
+ * message of RCO_ERROR_OP (about op), which is returned.  A call whose
+ * ledgers hold no sets is not checked (0).  Allocates nothing. */
 int coverage_check(const struct core_team *team, const struct customop_host_tensor *output, int mode,
-                   const char *op, rco_warn_fn warn, void *context, struct rco_error *error);
+                   const char *op, const char *label, rco_warn_fn warn, void *context,
+                   struct rco_error *error);
 
 #endif

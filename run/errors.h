@@ -10,5 +10,12 @@ int error_set(struct rco_error *error, enum rco_status status, const char *op,
               const char *format, ...) __attribute__((format(printf, 4, 5)));
 /* Empties error (RCO_OK). */
 void error_clear(struct rco_error *error);
+/* Names the cores whose bits are set in cores (bit i: core i), as messages
+ * do: "core 3", "cores 0 and 5", "cores 0-7", "cores 0-3, 5 and 7" (three
+ * or more in a row as a range). */
+void cores_text(unsigned cores, char *text, size_t size);
+/* The rest of line after "core N: " for N core, or NULL when line does not
+ * start so. */
+const char *after_core_prefix(const char *line, int core);
 
 #endif

@@ -90,7 +90,7 @@ struct rco_library {
 	struct call_watch watch;
 	pthread_mutex_t run_lock;   /* one call at a time */
 	int unusable;               /* a call was stopped */
-	char unusable_reason[256];
+	char unusable_reason[RCO_LABEL_SIZE + 128];
 	/* The call's arguments as the cores take them; kept here, so a call
 	 * allocates nothing. */
 	struct customop_host_tensor args[RCO_MAX_ARGUMENTS];
@@ -102,6 +102,10 @@ struct rco_library {
 	int output_checks;          /* enum rco_output_checks, never DEFAULT */
 	int has_profile;            /* the last call ran on every core to its end */
 	struct rco_profile last_profile;
+	char label[RCO_LABEL_SIZE]; /* how the call in progress names its op */
+	/* Room for the messages of a call, kept here, so a call allocates nothing. */
+	char failure_lines[RCO_PROFILE_CORES][CUSTOMOP_HOST_ERROR_SIZE + 512];
+	char warning_text[CUSTOMOP_HOST_ERROR_SIZE + 576];
 };
 
 const char *rco_version(void)
@@ -452,6 +456,66 @@ int rco_check_argument_count(const rco_library *library, int op, int count,
 	return check_argument_count(record, count, error);
 }
 
+static int id_of(const struct core *core)
+{
+	return core->library.core < 0 ? 0 : core->library.core;
+}
+
+/* The lines of the cores (their errors), each "core N: ...", to be said
+ * once for every core that said the same. */
+struct said {
+	const char *line[RCO_PROFILE_CORES];
+	int id[RCO_PROFILE_CORES];
+	int count;
+};
+
+/* The cores of said whose line after "core N: " is the same as line k's
+ * (k's included), as bits of core ids; 0 when an earlier line was the same
+ * (it was said with that one). */
+static unsigned same_as(const struct said *said, int k)
+{
+	const char *text = after_core_prefix(said->line[k], said->id[k]);
+	if (!text)
+		return 1u << said->id[k];
+	unsigned cores = 0;
+	for (int j = 0; j < said->count; j++) {
+		const char *other = after_core_prefix(said->line[j], said->id[j]);
+		if (!other || strcmp(other, text) != 0)
+			continue;
+		if (j < k)
+			return 0;
+		cores |= 1u << said->id[j];
+	}
+	return cores;
+}
+
+/* line ("core N: REST", of core id) for the cores whose bits are set:
+ * as it is for one core, else "cores ...: REST". */
+static void say_for_cores(const char *line, int id, unsigned cores, char *text, size_t size)
+{
+	const char *rest = after_core_prefix(line, id);
+	if (!rest || (cores & (cores - 1)) == 0) {
+		snprintf(text, size, "%s", line);
+		return;
+	}
+	char names[64];
+	cores_text(cores, names, sizeof names);
+	snprintf(text, size, "%s: %s", names, rest);
+}
+
+/* Whether core (of team index i) gave a warning whose text after "core N: "
+ * is rest. */
+static int warned(const struct core *core, const char *rest)
+{
+	size_t at = 0;
+	for (const char *text; (text = core_output_next_warning(&core->output_kept, &at));) {
+		const char *other = after_core_prefix(text, id_of(core));
+		if (other && strcmp(other, rest) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 struct warning_delivery {
 	const struct rco_library *library;
 	int core;
@@ -463,71 +527,134 @@ static void deliver_warning(void *context, const char *text)
 	delivery->library->warn(delivery->library->context, delivery->core, text);
 }
 
-/* Hands each core's printf output and warnings to the callbacks. */
-static void deliver_output(struct rco_library *library, const char *op)
+/* Hands each core's printf output to print, and the cores' warnings to
+ * warn: a warning that several cores gave, once, naming them ("cores 0-7:
+ * op relu: ..."), with the first of them as its core. */
+static void deliver_output(struct rco_library *library, const char *label)
 {
-	for (int i = 0; i < library->team->count; i++) {
-		struct core *core = library->team->cores[i];
+	struct core_team *team = library->team;
+	for (int i = 0; i < team->count; i++) {
+		struct core *core = team->cores[i];
 		if (core->outcome == CORE_LOST)
 			continue; /* its thread may still write */
-		int id = core->library.core < 0 ? 0 : core->library.core;
 		size_t length;
 		const char *text = core_output_printed(&core->output_kept, &length);
 		if (length > 0 && library->print)
-			library->print(library->context, id, text, length);
-		if (library->warn) {
-			char prefix[RCO_NAME_SIZE + 32];
-			snprintf(prefix, sizeof prefix, "core %d: op %s: ", id, op);
-			struct warning_delivery delivery = {library, id};
-			core_output_each_warning(&core->output_kept, prefix, deliver_warning, &delivery);
+			library->print(library->context, id_of(core), text, length);
+	}
+	if (!library->warn)
+		return;
+	for (int i = 0; i < team->count; i++) {
+		struct core *core = team->cores[i];
+		if (core->outcome == CORE_LOST)
+			continue;
+		size_t at = 0;
+		for (const char *text; (text = core_output_next_warning(&core->output_kept, &at));) {
+			const char *rest = after_core_prefix(text, id_of(core));
+			unsigned cores = 1u << id_of(core);
+			int said_before = 0;
+			for (int j = 0; rest && j < team->count; j++) {
+				const struct core *other = team->cores[j];
+				if (j == i || other->outcome == CORE_LOST || !warned(other, rest))
+					continue;
+				if (j < i)
+					said_before = 1;
+				cores |= 1u << id_of(other);
+			}
+			if (said_before)
+				continue;
+			say_for_cores(text, id_of(core), cores, library->warning_text,
+			              sizeof library->warning_text);
+			library->warn(library->context, id_of(core), library->warning_text);
 		}
+		char prefix[RCO_LABEL_SIZE + 32];
+		snprintf(prefix, sizeof prefix, "core %d: op %s: ", id_of(core), label);
+		struct warning_delivery delivery = {library, id_of(core)};
+		core_output_dropped_warnings(&core->output_kept, prefix, deliver_warning, &delivery);
 	}
 }
 
-/* One line per core that failed; error->core is the first. */
-static int describe_failures(struct rco_library *library, const char *op, double timeout,
-                             struct rco_error *error)
+/* One line per failure, said once for the cores that failed alike;
+ * error->core is the first core that failed, error->op op. */
+static int describe_failures(struct rco_library *library, const char *op, const char *label,
+                             double timeout, struct rco_error *error)
 {
 	enum team_stop stop = team_stopped(library->team);
 	error_set(error, stop == TEAM_TIMED_OUT ? RCO_ERROR_TIMEOUT
 	                 : stop == TEAM_NOT_STOPPED ? RCO_ERROR_OP
 	                                            : RCO_ERROR_INTERRUPTED,
 	          op, "%s", "");
-	size_t used = 0;
+	struct said said;
+	said.count = 0;
 	for (int i = 0; i < library->team->count; i++) {
 		const struct core *core = library->team->cores[i];
 		if (core->outcome == CORE_DONE)
 			continue;
-		char line[CUSTOMOP_HOST_ERROR_SIZE + 512];
-		team_describe(core, timeout, line, sizeof line);
+		char *line = library->failure_lines[said.count];
+		team_describe(core, timeout, line, sizeof library->failure_lines[said.count]);
+		said.line[said.count] = line;
+		said.id[said.count] = id_of(core);
+		said.count++;
 		if (error->core < 0) {
-			error->core = core->library.core < 0 ? 0 : core->library.core;
+			error->core = id_of(core);
 			if (core->outcome == CORE_FAULTED)
 				error->signal = core->fault.signal_number;
 			else if (core->outcome == CORE_STOPPED || core->outcome == CORE_LOST)
 				error->signal = FAULT_STOP_SIGNAL;
 		}
-		if (used < sizeof error->message)
-			used += (size_t)snprintf(error->message + used, sizeof error->message - used,
-			                         "%s%s", used ? "\n" : "", line);
+	}
+	size_t used = 0;
+	for (int k = 0; k < said.count && used < sizeof error->message; k++) {
+		unsigned cores = same_as(&said, k);
+		if (!cores)
+			continue;
+		say_for_cores(said.line[k], said.id[k], cores, library->warning_text,
+		              sizeof library->warning_text);
+		used += (size_t)snprintf(error->message + used, sizeof error->message - used, "%s%s",
+		                         used ? "\n" : "", library->warning_text);
 	}
 	if (stop != TEAM_NOT_STOPPED) {
 		library->unusable = 1;
 		if (stop == TEAM_TIMED_OUT)
 			snprintf(library->unusable_reason, sizeof library->unusable_reason,
-			         "op %s ran past the time limit of %g s on core %d", op, timeout,
+			         "op %s ran past the time limit of %g s on core %d", label, timeout,
 			         error->core);
 		else
 			snprintf(library->unusable_reason, sizeof library->unusable_reason,
-			         "op %s was %s on core %d", op,
+			         "op %s was %s on core %d", label,
 			         stop == TEAM_INTERRUPTED ? "interrupted (SIGINT)" : "stopped by rco_stop",
 			         error->core);
 	}
 	return (int)error->status;
 }
 
+/* How messages name op (compute function function) for a caller who calls
+ * it name: name, with the compute function beside it when name's last part
+ * ("op" of "ns::op") is another name; function alone without a name. */
+static void op_label(const char *name, const char *function, char *label, size_t size)
+{
+	if (!name || !*name) {
+		snprintf(label, size, "%s", function);
+		return;
+	}
+	const char *last = name;
+	for (const char *at = strstr(name, "::"); at; at = strstr(at + 2, "::"))
+		last = at + 2;
+	if (strcmp(last, function) == 0)
+		snprintf(label, size, "%s", name);
+	else
+		snprintf(label, size, "%s (kernel %s)", name, function);
+}
+
 int rco_run(rco_library *library, int op, const struct rco_argument *arguments, int count,
             const struct rco_tensor *output, double timeout, struct rco_error *error)
+{
+	return rco_run_named(library, op, NULL, arguments, count, output, timeout, error);
+}
+
+int rco_run_named(rco_library *library, int op, const char *name,
+                  const struct rco_argument *arguments, int count,
+                  const struct rco_tensor *output, double timeout, struct rco_error *error)
 {
 	struct rco_error local;
 	if (!error)
@@ -555,9 +682,10 @@ int rco_run(rco_library *library, int op, const struct rco_argument *arguments, 
 		                   "%s runs no more ops: %s, and a core that did not return cannot be "
 		                   "taken back; close it and open the build again", library->path,
 		                   library->unusable_reason);
+	op_label(name, record->name, library->label, sizeof library->label);
 	if (status == 0)
 		status = check_arguments(record, arguments, count, output, library->args,
-		                         &library->scalars, &library->output, error);
+		                         &library->scalars, &library->output, library->label, error);
 	if (status == 0) {
 		/* A handler the process installed since the last call is replaced
 		 * by the library's again (one system call when none was). */
@@ -571,22 +699,23 @@ int rco_run(rco_library *library, int op, const struct rco_argument *arguments, 
 			op_argument_text(record, i, library->arg_texts[i], sizeof library->arg_texts[i]);
 			library->arg_names[i] = library->arg_texts[i];
 		}
-		int failed = team_run(library->team, record->name, library->args, library->arg_names, count,
+		int failed = team_run(library->team, record->name, library->label, library->args, library->arg_names, count,
 		                      &library->output, library->core_stack, problem, sizeof problem);
 		monitor_call_end(&library->watch);
 		library->has_profile = failed == 0;
 		if (failed < 0) {
 			status = error_set(error, RCO_ERROR_SYSTEM, record->name, "%s", problem);
 		} else {
-			deliver_output(library, record->name);
+			deliver_output(library, library->label);
 			if (failed) {
-				status = describe_failures(library, record->name, timeout, error);
+				status = describe_failures(library, record->name, library->label, timeout,
+				                           error);
 			} else {
 				profile_build(&library->last_profile, library->team, record->name);
 				profile_collect(&library->last_profile);
 				status = coverage_check(library->team, &library->output,
-				                        library->output_checks, record->name, library->warn,
-				                        library->context, error);
+				                        library->output_checks, record->name, library->label,
+				                        library->warn, library->context, error);
 			}
 		}
 	}

@@ -19,6 +19,7 @@
 
 #include "elf_check.h"
 #include "library_id.h"
+#include "sanitized.h"
 
 /* Serialises "is it loaded already?" with the load, across threads. */
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -90,9 +91,9 @@ static int same_file(const struct stat *a, const struct stat *b)
 /* Loads the library whose bytes (read from path, as *read_stat) were
  * checked: dlopen of path when it is still that file, or a private copy of
  * the bytes when this process has loaded path already (*copy is then its
- * descriptor, else -1). */
+ * descriptor, else -1).  flags: RTLD_NODELETE or 0. */
 static void *load(const char *path, const struct stat *read_stat, const unsigned char *bytes,
-                  size_t length, int *copy_descriptor, char *error, size_t error_size)
+                  size_t length, int flags, int *copy_descriptor, char *error, size_t error_size)
 {
 	*copy_descriptor = -1;
 	/* dlopen searches the library path for a name without a slash: the
@@ -106,7 +107,7 @@ static void *load(const char *path, const struct stat *read_stat, const unsigned
 	pthread_mutex_lock(&load_lock);
 	void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
 	if (!handle) {
-		handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+		handle = dlopen(name, RTLD_NOW | RTLD_LOCAL | flags);
 		free(name);
 		struct stat loaded;
 		if (!handle) {
@@ -130,7 +131,7 @@ static void *load(const char *path, const struct stat *read_stat, const unsigned
 		return NULL;
 	}
 	char copy_path[64];
-	snprintf(copy_path, sizeof copy_path, "/proc/self/fd/%d", copy);
+	snprintf(copy_path, sizeof copy_path, "/proc/%ld/fd/%d", (long)getpid(), copy);
 	handle = dlopen(copy_path, RTLD_NOW | RTLD_LOCAL);
 	if (!handle) {
 		fail(error, error_size, "cannot load %s a second time: %s", path, dlerror());
@@ -210,9 +211,14 @@ int core_library_open(struct core_library *library, const char *path, int core, 
 			              "did not finish; rebuild with build-custom-op --target host", path,
 			              record, actual, id);
 	}
+	/* ASan keeps a pointer to each global of a library it instruments, also
+	 * after the library is unloaded, and reads them all when it describes
+	 * an address: a sanitized core library stays loaded. */
+	char runtime[512];
+	library->kept_loaded = status == 0 && sanitized_runtime_of(path, runtime, sizeof runtime) == 1;
 	if (status == 0)
-		library->handle = load(path, &st, bytes, length, &library->copy_descriptor, error,
-		                       error_size);
+		library->handle = load(path, &st, bytes, length, library->kept_loaded ? RTLD_NODELETE : 0,
+		                       &library->copy_descriptor, error, error_size);
 	free(bytes);
 	if (!library->handle)
 		return -1;
@@ -269,8 +275,9 @@ void core_library_close(struct core_library *library)
 	free(library->path);
 	if (library->handle)
 		dlclose(library->handle);
-	/* Only now: while the copy is loaded its name must stay taken. */
-	if (library->copy_descriptor >= 0)
+	/* Only now: while the copy is loaded its name must stay taken (for
+	 * ever, for one that stays loaded). */
+	if (library->copy_descriptor >= 0 && !library->kept_loaded)
 		close(library->copy_descriptor);
 	memset(library, 0, sizeof *library);
 	library->copy_descriptor = -1;

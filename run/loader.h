@@ -23,9 +23,12 @@ struct core_library {
 	char **op_names;          /* in registration order */
 	int op_count;
 	/* A private copy's memory file, open while the copy is loaded: its
-	 * name (/proc/self/fd/N) must not be taken by another copy meanwhile,
+	 * name (/proc/PID/fd/N) must not be taken by another copy meanwhile,
 	 * or dlopen would take that for the loaded one. */
 	int copy_descriptor;
+	/* Loaded with RTLD_NODELETE: a build with --sanitize=address, whose
+	 * globals ASan keeps pointers to (its copy's descriptor stays open). */
+	int kept_loaded;
 };
 
 /* Loads path for core (-1: a single-core build): reads the file, checks
@@ -40,7 +43,8 @@ int core_library_open(struct core_library *library, const char *path, int core, 
  * does that first in every customop_host_run, and a call of ABI version 0
  * does nothing else. */
 void core_library_take_back(struct core_library *library);
-/* Unloads the library and frees what core_library_open made. */
+/* Unloads the library (but for one kept loaded) and frees what
+ * core_library_open made. */
 void core_library_close(struct core_library *library);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cost_model.h"
+#include "hints.h"
 
 static pthread_mutex_t collection_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rco_profile *collected;
@@ -41,17 +42,35 @@ void profile_build(struct rco_profile *profile, const struct core_team *team, co
 		entry->result_copy_bytes = ledger->result_copy_bytes;
 		entry->output_elements_written = ledger->coverage_recorded ? ledger->written.count : -1;
 		entry->host_us = (double)ledger->host_nanoseconds / 1e3;
-		cost_model_price(ledger, entry->estimated_us);
-		for (int kind = 0; kind < RCO_PROFILE_KINDS; kind++)
-			entry->estimated_device_us += entry->estimated_us[kind];
+		entry->estimated_device_us = cost_model_price(ledger, entry->estimated_us);
 		total += entry->estimated_device_us;
 		if (entry->estimated_device_us > slowest)
 			slowest = entry->estimated_device_us;
 	}
 	profile->fixed_us = cost_model_fixed_us();
-	profile->estimated_device_us = slowest + profile->fixed_us;
+	profile->estimated_device_us = cost_model_op_us(slowest);
 	double mean = team->count > 0 ? total / team->count : 0;
 	profile->imbalance = mean > 0 ? slowest / mean : 1.0;
+	hints_build(profile, team);
+}
+
+int profile_busiest(const struct rco_profile *profile)
+{
+	int found = 0;
+	for (int i = 1; i < profile->core_count; i++)
+		if (profile->cores[i].estimated_device_us > profile->cores[found].estimated_device_us)
+			found = i;
+	return found;
+}
+
+static const char *const kind_names[RCO_PROFILE_KINDS] = {
+	[RCO_PROFILE_HBM_ELEMENTS] = "hbm_element", [RCO_PROFILE_STREAM] = "stream",
+	[RCO_PROFILE_TCM_COPIES] = "tcm_copy", [RCO_PROFILE_COMPUTE] = "compute",
+	[RCO_PROFILE_RESULT_COPY] = "result_copy"};
+
+const char *rco_profile_kind_name(int kind)
+{
+	return kind >= 0 && kind < RCO_PROFILE_KINDS ? kind_names[kind] : NULL;
 }
 
 void profile_collect(const struct rco_profile *profile)

@@ -9,6 +9,8 @@
 
 /* The profile of the team's last call of op (every core done). */
 void profile_build(struct rco_profile *profile, const struct core_team *team, const char *op);
+/* The index in profile->cores of the core with the largest estimate. */
+int profile_busiest(const struct rco_profile *profile);
 /* Appends profile to the collection when one is open (left out when memory
  * runs out). */
 void profile_collect(const struct rco_profile *profile);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "profile.h"
 #include "runcustomop.h"
 
 /* Text written into a caller's buffer, measured whole even when it does
@@ -51,15 +52,6 @@ static void add_escaped(struct text *text, const char *name, int xml)
 	}
 }
 
-/* The index of the core with the largest estimate. */
-static int busiest(const struct rco_profile *profile)
-{
-	int found = 0;
-	for (int i = 1; i < profile->core_count; i++)
-		if (profile->cores[i].estimated_device_us > profile->cores[found].estimated_device_us)
-			found = i;
-	return found;
-}
 
 size_t rco_profile_json(const struct rco_profile *profile, char *data, size_t size)
 {
@@ -71,19 +63,33 @@ size_t rco_profile_json(const struct rco_profile *profile, char *data, size_t si
 		const struct rco_core_profile *core = &profile->cores[i];
 		add(&text, "%s\n  {\"core\": %d, \"element_reads\": %llu, \"element_writes\": %llu, "
 		    "\"stream_reads\": %llu, \"stream_writes\": %llu, \"tensor_to_tcm_bytes\": %llu, "
-		    "\"tcm_to_tensor_bytes\": %llu, \"tcm_peak_bytes\": %llu, \"output_elements_written\": ",
+		    "\"tcm_to_tensor_bytes\": %llu, \"tcm_peak_bytes\": %llu, \"result_copy_bytes\": %llu, "
+		    "\"output_elements_written\": ",
 		    i ? "," : "", core->core, (unsigned long long)core->element_reads,
 		    (unsigned long long)core->element_writes, (unsigned long long)core->stream_reads,
 		    (unsigned long long)core->stream_writes, (unsigned long long)core->tensor_to_tcm_bytes,
-		    (unsigned long long)core->tcm_to_tensor_bytes, (unsigned long long)core->tcm_peak_bytes);
+		    (unsigned long long)core->tcm_to_tensor_bytes, (unsigned long long)core->tcm_peak_bytes,
+		    (unsigned long long)core->result_copy_bytes);
 		if (core->output_elements_written < 0)
 			add(&text, "null");
 		else
 			add(&text, "%lld", (long long)core->output_elements_written);
-		add(&text, ", \"estimated_device_us\": %.3f}", core->estimated_device_us);
+		add(&text, ",\n   \"estimated_us_by_kind\": {");
+		for (int kind = 0; kind < RCO_PROFILE_KINDS; kind++)
+			add(&text, "%s\"%s\": %.3f", kind ? ", " : "", rco_profile_kind_name(kind),
+			    core->estimated_us[kind]);
+		add(&text, "}, \"estimated_device_us\": %.3f}", core->estimated_device_us);
 	}
-	add(&text, "],\n \"estimated_device_us\": %.3f, \"imbalance\": %.3f}\n",
+	add(&text, "],\n \"estimated_device_us\": %.3f, \"imbalance\": %.3f, \"hints\": [",
 	    profile->estimated_device_us, profile->imbalance);
+	for (int i = 0; i < profile->hint_count; i++) {
+		const struct rco_profile_hint *hint = &profile->hints[i];
+		add(&text, "%s\n  {\"kind\": \"%s\", \"text\": \"", i ? "," : "",
+		    rco_hint_kind_name(hint->kind));
+		add_escaped(&text, hint->text, 0);
+		add(&text, "\", \"saves_us\": %.3f}", hint->saves_us);
+	}
+	add(&text, "]}\n");
 	return text.length;
 }
 
@@ -112,9 +118,28 @@ size_t rco_profile_table(const struct rco_profile *profile, char *data, size_t s
 		    (unsigned long long)core->tcm_peak_bytes, written, core->host_us,
 		    core->estimated_device_us);
 	}
+	add(&text, "estimated us by kind");
+	for (int kind = 0; kind < RCO_PROFILE_KINDS; kind++)
+		add(&text, "  %12s", rco_profile_kind_name(kind));
+	add(&text, "\n");
+	for (int i = 0; i < profile->core_count; i++) {
+		const struct rco_core_profile *core = &profile->cores[i];
+		add(&text, "core %-15d", core->core);
+		for (int kind = 0; kind < RCO_PROFILE_KINDS; kind++)
+			add(&text, "  %12.3f", core->estimated_us[kind]);
+		add(&text, "\n");
+	}
 	add(&text, "op %s: estimated device time %.3f us (the slowest core, core %d, plus %g us fixed); "
 	    "imbalance %.2f (the busiest core / the mean)\n", profile->op, profile->estimated_device_us,
-	    profile->cores[busiest(profile)].core, profile->fixed_us, profile->imbalance);
+	    profile->cores[profile_busiest(profile)].core, profile->fixed_us, profile->imbalance);
+	if (profile->hint_count == 0)
+		add(&text, "hints: none (no change the cost model prices saves 1%% of the op's time)\n");
+	else
+		add(&text, "hints, the largest saving first (each against the op as it is; see "
+		    "run-custom-op(1), THE PROFILE):\n");
+	for (int i = 0; i < profile->hint_count; i++)
+		add(&text, "  %s, saves %.3f us: %s\n", rco_hint_kind_name(profile->hints[i].kind),
+		    profile->hints[i].saves_us, profile->hints[i].text);
 	return text.length;
 }
 
@@ -126,14 +151,19 @@ size_t rco_profile_table(const struct rco_profile *profile, char *data, size_t s
 #define SVG_TOP 64
 
 static const char *const kind_names[RCO_PROFILE_KINDS] = {
-	"HBM element accesses", "stream", "TCM copies", "compute"};
-static const char *const kind_colours[RCO_PROFILE_KINDS] = {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"};
+	[RCO_PROFILE_HBM_ELEMENTS] = "HBM element accesses", [RCO_PROFILE_STREAM] = "stream",
+	[RCO_PROFILE_TCM_COPIES] = "TCM copies", [RCO_PROFILE_COMPUTE] = "compute",
+	[RCO_PROFILE_RESULT_COPY] = "result copy"};
+static const char *const kind_colours[RCO_PROFILE_KINDS] = {
+	[RCO_PROFILE_HBM_ELEMENTS] = "#d62728", [RCO_PROFILE_STREAM] = "#ff7f0e",
+	[RCO_PROFILE_TCM_COPIES] = "#1f77b4", [RCO_PROFILE_COMPUTE] = "#2ca02c",
+	[RCO_PROFILE_RESULT_COPY] = "#9467bd"};
 
 size_t rco_profile_svg(const struct rco_profile *profile, char *data, size_t size)
 {
 	struct text text = text_in(data, size);
 	int height = SVG_TOP + profile->core_count * SVG_ROW + 70;
-	double largest = profile->cores[busiest(profile)].estimated_device_us;
+	double largest = profile->cores[profile_busiest(profile)].estimated_device_us;
 	add(&text, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 	    "font-family=\"sans-serif\" font-size=\"12\">\n"

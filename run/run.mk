@@ -1,7 +1,7 @@
 # run.mk - libruncustomop, run-custom-op over it, and their tests (included by Makefile).
 RCO_SOURCES = run/library.c run/check.c run/errors.c run/cores.c run/loader.c run/fault.c \
 	run/dispositions.c run/monitor.c run/core_output.c run/opsfile.c run/elf_check.c \
-	run/coverage.c run/cost_model.c run/profile.c run/profile_format.c run/runtime_fault.c \
+	run/coverage.c run/cost_model.c run/profile.c run/hints.c run/profile_format.c run/runtime_fault.c \
 	run/sanitized.c
 # The library id is computed as the build computes it (src/library_id.c).
 RCO_OBJECTS = $(RCO_SOURCES:run/%.c=obj/run/%.o) obj/library_id.o

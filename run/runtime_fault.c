@@ -18,6 +18,7 @@ int fault_in_runtime_memory(const struct core *core, char *message, size_t size)
 	if (!core->call.describe_fault(fault->address, text, sizeof text))
 		return 0;
 	int id = core->library.core < 0 ? 0 : core->library.core;
-	snprintf(message, size, "core %d: op %s: %s", id, core->call.op, text);
+	snprintf(message, size, "core %d: op %s: %s", id,
+	         core->call.label ? core->call.label : core->call.op, text);
 	return 1;
 }

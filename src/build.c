@@ -111,8 +111,9 @@ static int validate_request_ops(struct call *call)
 	const struct bco_request *r = call->request;
 	if (inputs_check_lists(r, &call->diag) != 0)
 		return -1;
-	return validate_ops(&call->arena, r->functions, r->function_count, r->schemas, r->schema_count,
-	                    r->progress, r->progress_context, &call->ops, &call->op_count, &call->diag);
+	return validate_ops(&call->arena, r->target, r->functions, r->function_count, r->schemas,
+	                    r->schema_count, r->progress, r->progress_context, &call->ops,
+	                    &call->op_count, &call->diag);
 }
 
 static int cflags_contain(const struct bco_request *request, const char *flag)

@@ -30,14 +30,47 @@ static const char *const runtime_names[] = {
 	"switch_stack_or_call_wrapper", "get_dst_tensor",
 };
 
-/* Names that wrapper.cpp sees through neuron/wrapper_api.h as types,
- * namespaces or macros: a function of that name would not compile.  Names
- * ending in _t are all reserved (POSIX), and checked apart. */
+/* Names that wrapper.cpp sees through neuron/wrapper_api.h (the SDK's
+ * headers and the C and C++ libraries they include) as something other than
+ * a function: a type, variable, enumerator, namespace or macro.  A function
+ * of that name would not compile.  tests/cli/test_op_names.sh derives the
+ * types, variables, enumerators and namespaces from the host SDK's headers
+ * with the host's C library (one compile that declares a function of every
+ * name), and checks that each is here; a name ending in _t that is not
+ * declared there (softmax_t) is a free name. */
 static const char *const header_names[] = {
-	"wrapper_fn", "at", "c10", "std", "torch", "neuron_host", "NULL", "EOF", "STACK_SIZE", "MAX_STACK_SIZE",
-	"assert", "errno", "offsetof", "va_list", "FILE", "stdin", "stdout", "stderr",
+	/* the SDK's */
+	"wrapper_fn", "at", "c10", "std", "torch", "neuron_host", "STACK_SIZE", "MAX_STACK_SIZE",
+	/* macros of the C library */
+	"NULL", "EOF", "assert", "errno", "offsetof", "va_list", "FILE", "stdin", "stdout", "stderr",
 	"INT8_MAX", "INT16_MAX", "INT32_MAX", "INT64_MAX", "UINT8_MAX", "UINT16_MAX",
 	"UINT32_MAX", "UINT64_MAX", "SIZE_MAX",
+	/* types of the C library (<stddef.h>, <stdint.h>, <time.h>, <wchar.h>,
+	 * <pthread.h> and <sched.h>, which the C++ library brings in) */
+	"size_t", "ptrdiff_t", "max_align_t", "nullptr_t", "int8_t", "int16_t", "int32_t",
+	"int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int_least8_t", "int_least16_t",
+	"int_least32_t", "int_least64_t", "uint_least8_t", "uint_least16_t", "uint_least32_t",
+	"uint_least64_t", "int_fast8_t", "int_fast16_t", "int_fast32_t", "int_fast64_t",
+	"uint_fast8_t", "uint_fast16_t", "uint_fast32_t", "uint_fast64_t", "intmax_t", "uintmax_t",
+	"intptr_t", "uintptr_t", "clock_t", "clockid_t", "time_t", "timer_t", "locale_t", "pid_t",
+	"mbstate_t", "wint_t", "cpu_set_t", "pthread_t", "pthread_attr_t", "pthread_barrier_t",
+	"pthread_barrierattr_t", "pthread_cond_t", "pthread_condattr_t", "pthread_key_t",
+	"pthread_mutex_t", "pthread_mutexattr_t", "pthread_once_t", "pthread_rwlock_t",
+	"pthread_rwlockattr_t", "pthread_spinlock_t",
+	/* variables of <time.h> */
+	"daylight", "timezone", "tzname", "getdate_err",
+	/* enumerators of <pthread.h> */
+	"PTHREAD_CANCEL_ASYNCHRONOUS", "PTHREAD_CANCEL_DEFERRED", "PTHREAD_CANCEL_DISABLE",
+	"PTHREAD_CANCEL_ENABLE", "PTHREAD_CREATE_DETACHED", "PTHREAD_CREATE_JOINABLE",
+	"PTHREAD_EXPLICIT_SCHED", "PTHREAD_INHERIT_SCHED", "PTHREAD_MUTEX_ADAPTIVE_NP",
+	"PTHREAD_MUTEX_DEFAULT", "PTHREAD_MUTEX_ERRORCHECK", "PTHREAD_MUTEX_ERRORCHECK_NP",
+	"PTHREAD_MUTEX_FAST_NP", "PTHREAD_MUTEX_NORMAL", "PTHREAD_MUTEX_RECURSIVE",
+	"PTHREAD_MUTEX_RECURSIVE_NP", "PTHREAD_MUTEX_ROBUST", "PTHREAD_MUTEX_ROBUST_NP",
+	"PTHREAD_MUTEX_STALLED", "PTHREAD_MUTEX_STALLED_NP", "PTHREAD_MUTEX_TIMED_NP",
+	"PTHREAD_PRIO_INHERIT", "PTHREAD_PRIO_NONE", "PTHREAD_PRIO_PROTECT",
+	"PTHREAD_PROCESS_PRIVATE", "PTHREAD_PROCESS_SHARED", "PTHREAD_RWLOCK_DEFAULT_NP",
+	"PTHREAD_RWLOCK_PREFER_READER_NP", "PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP",
+	"PTHREAD_RWLOCK_PREFER_WRITER_NP", "PTHREAD_SCOPE_PROCESS", "PTHREAD_SCOPE_SYSTEM",
 };
 static const char runtime_prefix[] = "customop_";
 
@@ -79,7 +112,7 @@ struct reserved_name {
 	unsigned kinds;   /* of enum reserved_kind */
 };
 
-enum { RESERVED_SLOTS = 512 }; /* a power of two, over twice the names of the lists */
+enum { RESERVED_SLOTS = 1024 }; /* a power of two, over twice the names of the lists */
 
 struct reserved_names {
 	struct reserved_name *slots;
@@ -133,15 +166,6 @@ static int is_runtime_name(const struct reserved_names *reserved, const char *na
 {
 	return strncmp(name, runtime_prefix, sizeof runtime_prefix - 1) == 0 ||
 	       (reserved_kinds(reserved, name) & RESERVED_RUNTIME);
-}
-
-/* Returns 1 when name is a type, namespace or macro of the headers. */
-static int is_header_name(const char *name, unsigned kinds)
-{
-	size_t length = strlen(name);
-	if (length > 2 && name[length - 2] == '_' && name[length - 1] == 't')
-		return 1;
-	return (kinds & RESERVED_HEADER) != 0;
 }
 
 static int is_identifier(const char *name)
@@ -201,9 +225,16 @@ static long name_set_insert(struct name_set *set, const char *name, size_t op, s
 	}
 }
 
-/* The checks on one function name alone. */
+/* How to rename the kernel function of op (whose schema names it op_name),
+ * in each way a kernel function is named: build-custom-op's --op, compile()'s
+ * fn_names and a shape library's m.def. */
+#define RENAME_FORMAT "rename the kernel function, for example to '%s_kernel' (FN=%s_kernel in " \
+	"--op, in fn_names, or m.def(\"%s\", SHAPE_FUNCTION, \"%s_kernel\") in a shape library)"
+#define RENAME_ARGUMENTS(name, op_name) (name), (name), (op_name), (name)
+
+/* The checks on one function name alone (of the op op_name). */
 static int check_function_name(const struct reserved_names *reserved, const char *name,
-                               size_t index, struct diag *diag)
+                               const char *op_name, size_t index, struct diag *diag)
 {
 	diag->schema_index = (int)index;
 	if (!*name)
@@ -233,24 +264,23 @@ static int check_function_name(const struct reserved_names *reserved, const char
 		return diag_fail(diag, BCO_ERROR_INPUT,
 		                 "op %zu: function name 'main' is the program's entry point in C++ and "
 		                 "cannot return a Tensor; choose another name", index + 1);
-	if (is_header_name(name, kinds))
+	if (kinds & RESERVED_HEADER)
 		return diag_fail(diag, BCO_ERROR_INPUT,
-		                 "op %zu: function name '%s' is a type, namespace or macro of the SDK "
-		                 "headers (or ends in '_t', which POSIX reserves); choose another name",
-		                 index + 1, name);
+		                 "op %zu: function name '%s' is a type, variable, constant, namespace or "
+		                 "macro that the SDK's or the C library's headers declare, so the "
+		                 "wrapper would not compile; " RENAME_FORMAT,
+		                 index + 1, name, RENAME_ARGUMENTS(name, op_name));
 	if (kinds & RESERVED_KERNEL_API)
 		return diag_fail(diag, BCO_ERROR_INPUT,
 		                 "op %zu: function name '%s' is also at::%s of the kernel API: the "
 		                 "wrapper's call %s(...) with a Tensor argument would be ambiguous "
-		                 "(argument-dependent lookup finds both); rename the kernel "
-		                 "function, for example to '%s_kernel' (FN=%s_kernel in --op, or in "
-		                 "fn_names)", index + 1, name, name, name, name, name);
+		                 "(argument-dependent lookup finds both); " RENAME_FORMAT,
+		                 index + 1, name, name, name, RENAME_ARGUMENTS(name, op_name));
 	if (strcmp(name, wrapper_local) == 0)
 		return diag_fail(diag, BCO_ERROR_INPUT,
 		                 "op %zu: function name 'output' is the wrapper's variable for the "
-		                 "kernel's result, so the call output(...) would not compile; rename the "
-		                 "kernel function, for example to 'output_kernel' (FN=output_kernel in "
-		                 "--op, or in fn_names)", index + 1);
+		                 "kernel's result, so the call output(...) would not compile; "
+		                 RENAME_FORMAT, index + 1, RENAME_ARGUMENTS(name, op_name));
 	if (strstr(name, "__"))
 		return diag_fail(diag, BCO_ERROR_INPUT,
 		                 "op %zu: function name '%s' contains '__', which C++ reserves; "
@@ -299,10 +329,10 @@ static int claim_generated_names(struct name_set *names, size_t index, struct di
 	return 0;
 }
 
-int validate_ops(struct arena *arena, const char *const *functions, size_t function_count,
-                 const char *const *schemas, size_t schema_count, bco_progress_fn progress,
-                 void *progress_context, struct op **ops_out, size_t *count_out,
-                 struct diag *diag)
+int validate_ops(struct arena *arena, enum bco_target target, const char *const *functions,
+                 size_t function_count, const char *const *schemas, size_t schema_count,
+                 bco_progress_fn progress, void *progress_context, struct op **ops_out,
+                 size_t *count_out, struct diag *diag)
 {
 	if (functions && function_count != schema_count)
 		return diag_fail(diag, BCO_ERROR_INPUT,
@@ -318,6 +348,12 @@ int validate_ops(struct arena *arena, const char *const *functions, size_t funct
 		                 "%zu ops in one library: the runtime refuses libraries with %d (0x8000) "
 		                 "or more functions; split them over several libraries",
 		                 schema_count, OPS_HARD_LIMIT);
+	if (schema_count > OPS_DOCUMENTED_LIMIT && target == BCO_TARGET_HOST)
+		return diag_fail(diag, BCO_ERROR_INPUT,
+		                 "%zu ops in one library, but the device documents at most %d functions "
+		                 "in a library (and one custom-op library per model), and the host "
+		                 "target's emulator refuses more; keep at most %d ops in the library",
+		                 schema_count, OPS_DOCUMENTED_LIMIT, OPS_DOCUMENTED_LIMIT);
 
 	struct op *ops = arena_array(arena, schema_count, sizeof *ops);
 	struct reserved_names reserved;
@@ -334,7 +370,7 @@ int validate_ops(struct arena *arena, const char *const *functions, size_t funct
 		if (schema_parse(arena, schemas[i], (int)i, &op->schema, diag) != 0)
 			return -1;
 		op->function = functions && functions[i] ? functions[i] : op->schema.name;
-		if (check_function_name(&reserved, op->function, i, diag) != 0)
+		if (check_function_name(&reserved, op->function, op->schema.name, i, diag) != 0)
 			return -1;
 		if (op->schema.arg_count > OP_ARGUMENT_LIMIT)
 			return schema_fail_at(diag, schemas[i], (int)i,

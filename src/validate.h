@@ -28,13 +28,16 @@ struct op {
 	struct schema schema;
 };
 
-/* Parses every schema and checks every name.  functions may be NULL, in
- * which case each op takes the name inside its schema (as does an op whose
- * entry is NULL).  Warnings go to
- * progress (may be NULL).  Returns 0 with *ops and *count set, or -1 with diag set. */
-int validate_ops(struct arena *arena, const char *const *functions, size_t function_count,
-                 const char *const *schemas, size_t schema_count, bco_progress_fn progress,
-                 void *progress_context, struct op **ops, size_t *count, struct diag *diag);
+/* Parses every schema and checks every name, and the number of ops for
+ * target: more than OPS_DOCUMENTED_LIMIT are an error for the host target
+ * (its emulator refuses them) and a warning for the device.  functions may
+ * be NULL, in which case each op takes the name inside its schema (as does
+ * an op whose entry is NULL).  Warnings go to progress (may be NULL).
+ * Returns 0 with *ops and *count set, or -1 with diag set. */
+int validate_ops(struct arena *arena, enum bco_target target, const char *const *functions,
+                 size_t function_count, const char *const *schemas, size_t schema_count,
+                 bco_progress_fn progress, void *progress_context, struct op **ops, size_t *count,
+                 struct diag *diag);
 /* Returns 1 when name is a C or C++ keyword (or alternative token). */
 int is_keyword(const char *name);
 

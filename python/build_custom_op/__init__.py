@@ -33,7 +33,7 @@ import threading
 import warnings
 
 from build_custom_op import _library as _library_files
-from build_custom_op._profile import profile, Profile, CoreProfile
+from build_custom_op._profile import profile, Profile, CoreProfile, Hint
 
 __version__ = '0.21.2.0'
 versions = {
@@ -42,7 +42,7 @@ versions = {
 }
 
 __all__ = ['compile', 'generate_wrapper', 'library_path', 'BuildError', 'BuildWarning',
-           'main', 'versions', '__version__', 'profile', 'Profile', 'CoreProfile']
+           'main', 'versions', '__version__', 'profile', 'Profile', 'CoreProfile', 'Hint']
 
 PROGRAM = 'build-custom-op'
 LIBRARY_VARIABLE = 'BUILD_CUSTOM_OP_LIBRARY'

@@ -2,9 +2,10 @@
 
 A profile says what each emulated core did during one op call (element
 accessor uses, stream elements, TCM copies, peak TCM, element-wise work,
-output elements written, host time) and what that would cost on the device
-by the cost model of run-custom-op(1): an estimate from documented figures,
-not a measurement.  Two ways to get them::
+the result's copy, output elements written, host time), what that would
+cost on the device by the cost model of run-custom-op(1) (an estimate from
+documented figures, not a measurement), and what to change, with what each
+change would save.  Two ways to get them::
 
     y, profile = library.run('relu', x, profile=True)      # runner.Library
     with build_custom_op.profile() as profiles:            # any host op run inside,
@@ -18,12 +19,14 @@ library, so they are those of run-custom-op --profile and --profile-svg.
 import ctypes
 import threading
 
-__all__ = ['profile', 'Profile', 'CoreProfile']
+__all__ = ['profile', 'Profile', 'CoreProfile', 'Hint', 'kinds']
 
 _NAME_SIZE = 64
 _CORES = 8
-# enum rco_profile_kind, as CoreProfile.estimated_us names them.
-KINDS = ('hbm_element_accesses', 'stream', 'tcm_copies', 'compute')
+# include/runcustomop.h: RCO_PROFILE_KINDS, RCO_PROFILE_HINTS, RCO_HINT_TEXT_SIZE.
+_KIND_COUNT = 5
+_HINT_COUNT = 5
+_HINT_TEXT_SIZE = 512
 
 
 class _CoreStruct(ctypes.Structure):
@@ -36,28 +39,57 @@ class _CoreStruct(ctypes.Structure):
             'elementwise_calls', 'elementwise_elements', 'elementwise_bytes',
             'result_copy_bytes')] + [
         ('output_elements_written', ctypes.c_int64), ('host_us', ctypes.c_double),
-        ('estimated_us', ctypes.c_double * len(KINDS)), ('estimated_device_us', ctypes.c_double)]
+        ('estimated_us', ctypes.c_double * _KIND_COUNT), ('estimated_device_us', ctypes.c_double)]
+
+
+class _HintStruct(ctypes.Structure):
+    """struct rco_profile_hint."""
+    _fields_ = [('kind', ctypes.c_int), ('saves_us', ctypes.c_double),
+                ('text', ctypes.c_char * _HINT_TEXT_SIZE)]
 
 
 class _ProfileStruct(ctypes.Structure):
     """struct rco_profile."""
     _fields_ = [('op', ctypes.c_char * _NAME_SIZE), ('core_count', ctypes.c_int),
                 ('cores', _CoreStruct * _CORES), ('fixed_us', ctypes.c_double),
-                ('estimated_device_us', ctypes.c_double), ('imbalance', ctypes.c_double)]
+                ('estimated_device_us', ctypes.c_double), ('imbalance', ctypes.c_double),
+                ('hint_count', ctypes.c_int), ('hints', _HintStruct * _HINT_COUNT)]
+
+
+def kinds():
+    """The kinds of estimated time, as the JSON and CoreProfile.estimated_us
+    name them: ('hbm_element', 'stream', 'tcm_copy', 'compute', 'result_copy')."""
+    _shared()
+    return _names['kinds']
 
 
 class CoreProfile:
     """One core's part of a profile: the counts of run-custom-op(1), THE
     PROFILE, as attributes (output_elements_written is None when the output
-    checks were off), host_us, estimated_us (a dict by kind: see KINDS) and
-    estimated_device_us."""
+    checks were off), host_us, estimated_us (a dict by kind: see kinds())
+    and estimated_device_us (their sum)."""
 
     def __init__(self, raw):
         for name, _ in _CoreStruct._fields_:
             setattr(self, name, getattr(raw, name))
         if self.output_elements_written < 0:
             self.output_elements_written = None
-        self.estimated_us = dict(zip(KINDS, raw.estimated_us))
+        self.estimated_us = dict(zip(kinds(), raw.estimated_us))
+
+
+class Hint:
+    """What to change in the kernel: kind ('result_copy', 'element_access',
+    'imbalance', 'stream' or 'multicore'), text, and saves_us, the time
+    the cost model says it would save (against the op as it is)."""
+
+    def __init__(self, raw):
+        _shared()
+        self.kind = _names['hints'][raw.kind]
+        self.text = raw.text.decode(errors='replace')
+        self.saves_us = raw.saves_us
+
+    def __repr__(self):
+        return f'<Hint {self.kind}: saves {self.saves_us:.3f} us>'
 
     def __repr__(self):
         return (f'<CoreProfile core {self.core}: estimated {self.estimated_device_us:.3f} us '
@@ -67,10 +99,10 @@ class CoreProfile:
 class Profile:
     """The profile of one op call: op, cores (a CoreProfile each: one for a
     single-core build, eight for a multicore one), fixed_us,
-    estimated_device_us (the slowest core plus fixed_us) and imbalance (the
-    busiest core's estimate over the mean).  str() is the table
-    run-custom-op --profile shows; json() and svg() are the files it
-    writes."""
+    estimated_device_us (the slowest core plus fixed_us), imbalance (the
+    busiest core's estimate over the mean) and hints (a Hint each, the
+    largest saving first).  str() is the table run-custom-op --profile
+    shows; json() and svg() are the files it writes."""
 
     def __init__(self, raw):
         self._raw = raw
@@ -79,6 +111,7 @@ class Profile:
         self.fixed_us = raw.fixed_us
         self.estimated_device_us = raw.estimated_device_us
         self.imbalance = raw.imbalance
+        self.hints = [Hint(raw.hints[i]) for i in range(raw.hint_count)]
 
     def _render(self, function):
         size = function(ctypes.byref(self._raw), None, 0)
@@ -108,6 +141,8 @@ class Profile:
 
 _declared = None
 _declared_lock = threading.Lock()
+# The C library's names of the kinds of time and of hints.
+_names = {}
 
 
 def _shared():
@@ -132,6 +167,14 @@ def _shared():
             library.rco_profile_collected_get.restype = ctypes.c_int
             library.rco_profile_collect_end.argtypes = []
             library.rco_profile_collect_end.restype = ctypes.c_int
+            for name in ('rco_profile_kind_name', 'rco_hint_kind_name'):
+                function = getattr(library, name)
+                function.argtypes = [ctypes.c_int]
+                function.restype = ctypes.c_char_p
+            _names['kinds'] = tuple(library.rco_profile_kind_name(k).decode()
+                                    for k in range(_KIND_COUNT))
+            _names['hints'] = tuple(library.rco_hint_kind_name(k).decode()
+                                    for k in range(_HINT_COUNT))
             _declared = library
         return _declared
 

@@ -16,7 +16,9 @@ entry that another process is building may last.
     y = torch.ops.my_ops.relu_forward(x)
 
 load() runs six steps; an error says which one and which file:
-  1. build lib<name>shapefcn.so from the shape sources with
+  1. check the op and compute function names that the shape sources give
+     m.def as string literals, as step 4 will (_op_names.py), then build
+     lib<name>shapefcn.so from the shape sources with
      torch.utils.cpp_extension (torch's own flags, plus the directory of
      torchneuron/register.h), or find it in the cache, and load it;
   2. read each (namespace, op, compute function) through register.h's C
@@ -56,6 +58,7 @@ import build_custom_op
 from build_custom_op import BuildError
 from build_custom_op import _bundle
 from build_custom_op import _compute_functions
+from build_custom_op import _op_names
 from build_custom_op import _shape_library
 from build_custom_op import _torch_build
 
@@ -355,6 +358,7 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
         _check_bundle_is_no_source(os.path.join(os.fspath(build_directory), f'lib{name}.so'),
                                    shape_srcs, compute_srcs, steps.function)
 
+    _check_op_names(shape_srcs, target, steps)
     with _torch_build.waiting_at_most(timeout):
         try:
             shape_path, shape_data = _shape_library.build_and_load(
@@ -400,6 +404,21 @@ def _write_and_register(name, build_directory, bundle_name, data, members, shape
         bundle = _bundle.parse(bundle_path or bundle_name, data)
         _register(bundle, shape_path, ops, target, steps, 6, verbose, timeout=timeout)
     return bundle_path
+
+
+def _check_op_names(shape_srcs, target, steps):
+    """Before step 1: the names of the m.def calls the shape sources spell
+    out, checked as compile() will check them at step 4 (_op_names.py)."""
+    try:
+        _op_names.check(shape_srcs, target)
+    except _op_names.RefusedName as error:
+        where = error.registration
+        if where is None:
+            raise steps.fail(1, 'checking the ops of the shape sources', error.message,
+                             ', '.join(shape_srcs)) from None
+        raise steps.fail(1, 'checking the ops of the shape sources',
+                         f'{where.path}:{where.line}: m.def("{where.op}", ..., "{where.fn}"): '
+                         f'{error.message}', where.path) from None
 
 
 def _check_bundle_is_no_source(bundle_path, shape_srcs, compute_srcs, function):

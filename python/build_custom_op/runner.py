@@ -79,7 +79,8 @@ class RunError(RuntimeError):
 
 
 class RunWarning(UserWarning):
-    """A warning of the emulated runtime: "core N: op NAME: ..."; the op went on."""
+    """A warning of the emulated runtime: "core N: op NAME: ..." (or "cores
+    0-7: op NAME: ..." for a warning several cores gave); the op went on."""
 
 
 Op = collections.namedtuple('Op', 'name kinds signature')
@@ -221,8 +222,8 @@ def _print_as_the_runner_does(core, text):
     if sys.stderr is None:
         return
     if not _flagged_note_shown:
-        sys.stderr.write('run-custom-op: note: lines marked [core N] were printed by cores 1-7; '
-                         "on the device only core 0's output reaches the host\n")
+        sys.stderr.write('note: lines marked [core N] were printed by cores 1-7; on the device '
+                         "only core 0's output reaches the host\n")
         _flagged_note_shown = True
     lines = text.split('\n')
     if lines and lines[-1] == '':

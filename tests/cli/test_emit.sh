@@ -102,4 +102,11 @@ run_bco --emit-wrapper "$WORK/many.cpp" --op 'x::a0(Tensor x) -> Tensor' --op 'x
 	--op 'x::a8(Tensor x) -> Tensor' --op 'x::a9(Tensor x) -> Tensor' --op 'x::a10(Tensor x) -> Tensor'
 check_eq "eleven ops build with a warning" "$status:$err" \
 "0:build-custom-op: warning: 11 ops in one library; the runtime documents at most 10 functions per library"
+run_bco --emit-wrapper - --target host --op 'x::a0(Tensor x) -> Tensor' --op 'x::a1(Tensor x) -> Tensor' \
+	--op 'x::a2(Tensor x) -> Tensor' --op 'x::a3(Tensor x) -> Tensor' --op 'x::a4(Tensor x) -> Tensor' \
+	--op 'x::a5(Tensor x) -> Tensor' --op 'x::a6(Tensor x) -> Tensor' --op 'x::a7(Tensor x) -> Tensor' \
+	--op 'x::a8(Tensor x) -> Tensor' --op 'x::a9(Tensor x) -> Tensor' --op 'x::a10(Tensor x) -> Tensor'
+check_eq "for the host target, whose emulator refuses them, eleven ops are an error naming the limit" \
+	"$status:$out:$err" \
+"1::build-custom-op: 11 ops in one library, but the device documents at most 10 functions in a library (and one custom-op library per model), and the host target's emulator refuses more; keep at most 10 ops in the library"
 finish

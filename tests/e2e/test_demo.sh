@@ -41,7 +41,17 @@ check_eq "it shows the build, the inputs, the run, the profile, then what to rea
 5 0/0 0/0 5000 5000 4096 1250 T 2.211
 6 0/0 0/0 5000 5000 4096 1250 T 2.211
 7 0/0 0/0 5004 5004 4096 1251 T 2.213
+     estimated us by kind   hbm_element        stream      tcm_copy       compute   result_copy
+     core 0                       0.000         0.000         2.211         0.000         0.000
+     core 1                       0.000         0.000         2.211         0.000         0.000
+     core 2                       0.000         0.000         2.211         0.000         0.000
+     core 3                       0.000         0.000         2.211         0.000         0.000
+     core 4                       0.000         0.000         2.211         0.000         0.000
+     core 5                       0.000         0.000         2.211         0.000         0.000
+     core 6                       0.000         0.000         2.211         0.000         0.000
+     core 7                       0.000         0.000         2.213         0.000         0.000
      op relu: estimated device time 2.213 us (the slowest core, core 7, plus 0 us fixed); imbalance 1.00 (the busiest core / the mean)
+     hints: none (no change the cost model prices saves 1% of the op's time)
 
 Next: ./build-custom-op --help, ./run-custom-op --help, the man pages (man ./man/run-custom-op.1),
 make demo-torch for the PyTorch flow, and examples/ for more ops."

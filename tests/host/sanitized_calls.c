@@ -3,11 +3,14 @@
  * rco_open says of a sanitized build, and that each call after a sanitizer
  * report works (and reports again).
  *
- *   sanitized_calls BUILD OP=TYPE:VALUES...
+ *   sanitized_calls [--reopen] BUILD OP=TYPE:VALUES...
  *
  * TYPE is f32 or i32, VALUES a comma-separated list: the op's one tensor
  * argument (the output has its shape).  Prints "OP: ok" or "OP: " and each
- * line of the error, per call.  Exit status: 2 when rco_open fails, else 0. */
+ * line of the error, per call.  --reopen: open the build a second time
+ * (its own copy of each core library), close the first, and call the
+ * second, as custom_op.load() then load_library() of its bundle do.  Exit
+ * status: 2 when rco_open fails, else 0. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,17 +66,27 @@ static void run_one(rco_library *library, char *call)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: sanitized_calls BUILD OP=TYPE:VALUES...\n");
+	int reopen = argc > 1 && strcmp(argv[1], "--reopen") == 0;
+	if (argc < 2 + reopen) {
+		fprintf(stderr, "usage: sanitized_calls [--reopen] BUILD OP=TYPE:VALUES...\n");
 		return 1;
 	}
+	const char *build = argv[1 + reopen];
 	static struct rco_error error;
 	rco_library *library = NULL;
-	if (rco_open(argv[1], NULL, &library, &error) != 0) {
+	if (rco_open(build, NULL, &library, &error) != 0) {
 		print_message("rco_open", error.message);
 		return 2;
 	}
-	for (int i = 2; i < argc; i++)
+	if (reopen) {
+		rco_library *first = library;
+		if (rco_open(build, NULL, &library, &error) != 0) {
+			print_message("rco_open again", error.message);
+			return 2;
+		}
+		rco_close(first);
+	}
+	for (int i = 2 + reopen; i < argc; i++)
 		run_one(library, argv[i]);
 	rco_close(library);
 	return 0;

@@ -27,6 +27,7 @@ RELU='relu=my_ops::relu(Tensor x, int cores) -> Tensor'
 STACK='stack_overrun=my_ops::stack_overrun(Tensor x) -> Tensor'
 OVERFLOW='signed_overflow=my_ops::signed_overflow(Tensor x) -> Tensor'
 TCM='tcm_over_read=my_ops::tcm_over_read(Tensor x) -> Tensor'
+FOUR='tcm_over_read_four=my_ops::tcm_over_read_four(Tensor x) -> Tensor'
 NULL_WRITE='null_write=my_ops::null_write(Tensor x) -> Tensor'
 # sanitized DIR CORES SANITIZERS OP...: builds the kernels into DIR/k.
 sanitized() {
@@ -45,7 +46,7 @@ sanitized() {
 	check_eq "a build with --sanitize=$sanitizers on $cores core(s)" "$status" 0
 	[ "$status" = 0 ] || printf '%s\n' "$err" | sed 's/^/# /'
 }
-sanitized address 1 address "$RELU" "$STACK" "$TCM" "$NULL_WRITE"
+sanitized address 1 address "$RELU" "$STACK" "$TCM" "$NULL_WRITE" "$FOUR"
 sanitized both 1 address,undefined "$RELU" "$STACK" "$OVERFLOW" "$TCM"
 sanitized both8 8 address,undefined "$RELU" "$TCM"
 sanitized undefined 1 undefined "$RELU" "$OVERFLOW"
@@ -128,15 +129,27 @@ for build in both undefined; do
 done
 
 run_raw "$RUN" --op tcm_over_read --in x.npy both8/k
-expected=1
-for core in 0 1 2 3 4 5 6 7; do
-	expected="$expected
-run-custom-op: core $core: op tcm_over_read: AddressSanitizer: use-after-poison: READ of size 4 at $(at 67 19) in tcm_over_read(at::Tensor const&) $report_tail"
-done
-check_eq "on 8 cores, each core's report is its own error" "$status
-$(ours)" "$expected"
-check_eq "and ASan made one report per core" "$(reports)" 8
+check_eq "on 8 cores, each core's report is an error of its own, the same for all: said once" "$status
+$(ours)" "1
+run-custom-op: cores 0-7: op tcm_over_read: AddressSanitizer: use-after-poison: READ of size 4 at $(at 67 19) in tcm_over_read(at::Tensor const&) $report_tail"
+check_eq "and ASan made one report per core, each the first of its core's call: all on stderr" "$(reports)" 8
 
+# Reports beyond a call's first go to a file of the process, which the
+# error names; stderr gets the first of each call.
+mkdir -p "$WORK/tmp"
+$NPY make two.npy '<f4' 2 1 2
+# report_file: the file the last error names.
+report_file() { printf '%s\n' "$out" "$err" | sed -n 's/.* and the others are in \([^ ]*\))$/\1/p' | tail -1; }
+TMPDIR=$WORK/tmp run_raw "$RUN" --op tcm_over_read_four --in two.npy address/k
+file=$(report_file)
+four="run-custom-op: core 0: op tcm_over_read_four: AddressSanitizer: use-after-poison: READ of size 4 at $(at 83 19) in tcm_over_read_four(at::Tensor const&) (4 AddressSanitizer reports during the op; the first is on stderr, with its stack, and the others are in $file)"
+check_eq "four bad reads: the error names the file of the other reports" "$status:$(ours)" "1:$four"
+case $file in
+"$WORK"/tmp/build-custom-op-asan.*/reports.[0-9]*) check_eq "in a private directory of TMPDIR" ok ok ;;
+*) check_eq "in a private directory of TMPDIR" "$file" "$WORK/tmp/build-custom-op-asan.XXXXXX/reports.PID" ;;
+esac
+check_eq "stderr has the first report, the file the three others" \
+	"$(reports):$(grep -c 'ERROR: AddressSanitizer: use-after-poison' "$file")" "1:3"
 # The C API: rco_open says what to run; with it, a report fails its call
 # only, and the next calls work and report again.
 run_raw "$CALLS" address/k tcm_over_read=f32:1,2
@@ -170,6 +183,23 @@ signed_overflow: core 0: op signed_overflow: $overflow
 signed_overflow: ok
 $tcm"
 check_eq "ASan reported the three over-reads, and nothing else" "$(reports)" 3
+TMPDIR=$WORK/tmp run_raw env LD_PRELOAD="$preload" ASAN_OPTIONS="$options" "$CALLS" address/k \
+	tcm_over_read_four=f32:1,2 tcm_over_read_four=f32:1,2
+file=$(report_file)
+tail="(4 AddressSanitizer reports during the op; the first is on stderr, with its stack, and the others are in $file)"
+check_eq "two calls of four bad reads each, in one process: one file" "$status:$out" \
+	"0:tcm_over_read_four: core 0: op tcm_over_read_four: AddressSanitizer: use-after-poison: READ of size 4 at $(at 83 19) in tcm_over_read_four(at::Tensor const&) $tail
+tcm_over_read_four: core 0: op tcm_over_read_four: AddressSanitizer: use-after-poison: READ of size 4 at $(at 83 19) in tcm_over_read_four(at::Tensor const&) $tail"
+check_eq "stderr has each call's first report, the file the seven others" \
+	"$(reports):$(grep -c 'ERROR: AddressSanitizer: use-after-poison' "$file")" "2:7"
+# A build opened twice (the second time as a copy of its own) and the
+# first closed, as custom_op.load() then load_library() of the same bundle
+# do: the copy's reports name the kernel's line, and the calls go on.
+run_raw env LD_PRELOAD="$preload" ASAN_OPTIONS="$options" "$CALLS" --reopen address/k \
+	tcm_over_read=f32:1,2 stack_overrun=f32:1,2,3,4,5,6,7,8 tcm_over_read=f32:1,2
+check_eq "a build opened again, the first closed: each report names the line" "$status:$out" "0:$tcm
+stack_overrun: ok
+$tcm"
 run_raw env LD_PRELOAD="$preload" ASAN_OPTIONS="$options" "$CALLS" address/k null_write=f32:1 \
 	stack_overrun=f32:1,2,3,4,5,6,7,8 tcm_over_read=f32:1,2 null_write=f32:1 tcm_over_read=f32:1,2
 segv="null_write: core 0: op null_write: segmentation fault (SIGSEGV) at address (nil); the kernel used memory it does not own"
@@ -199,7 +229,7 @@ check_eq "and the link" "$(printf '%s\n' "$out" | grep -- ' -shared ')" \
 # steps ARG...: builds address/k again; the steps that ran.
 steps() {
 	run_raw "$BCO" -j 1 --target host -B address --name k "$@" --op "$RELU" --op "$STACK" --op "$TCM" \
-		--op "$NULL_WRITE" "$KERNEL"
+		--op "$NULL_WRITE" --op "$FOUR" "$KERNEL"
 	printf '%s\n' "$err" | sed -n 's/^\[[0-9]*\/[0-9]*\] \([A-Z]*\) .*/\1/p' | tr '\n' ' '
 }
 check_eq "the same sanitizers again: nothing runs" "$(steps --sanitize=address)" ""

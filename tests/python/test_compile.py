@@ -291,6 +291,16 @@ class CompileTest(tap.FakeToolchainTest):
             ('11 ops in one library; the runtime documents at most 10 functions per library',
              __file__)])
 
+    def test_eleven_ops_for_the_host_are_an_error(self):
+        schemas = [f'my_ops::op{i}(Tensor x) -> Tensor' for i in range(11)]
+        with self.assertRaises(build_custom_op.BuildError) as caught, Quiet():
+            build_custom_op.compile('ops', None, ['src/relu.cpp'], schemas, 'build', dry_run=True,
+                                    target='host')
+        self.assertEqual((caught.exception.kind, str(caught.exception)), (
+            'input', '11 ops in one library, but the device documents at most 10 functions in a '
+            'library (and one custom-op library per model), and the host target\'s emulator '
+            'refuses more; keep at most 10 ops in the library'))
+
     # --- errors -----------------------------------------------------------------
 
     def test_a_bad_schema(self):

@@ -99,7 +99,8 @@ static void say(struct customop_host_call *call, const char *text)
 
 static int violation(struct customop_host_call *call, const char *rule)
 {
-	snprintf(call->error, sizeof call->error, "core %d: op %s: %s", this_core(), call->op, rule);
+	snprintf(call->error, sizeof call->error, "core %d: op %s: %s", this_core(),
+	         call->label ? call->label : call->op, rule);
 	return -1;
 }
 

@@ -250,7 +250,23 @@ class RunnerTest(unittest.TestCase):
                           core.tcm_to_tensor_bytes, core.tcm_peak_bytes,
                           core.output_elements_written, core.element_reads),
                          (3, 1, 8, 8, 1024, 2, 0))
-        self.assertEqual(core.estimated_us['tcm_copies'], core.estimated_device_us)
+        self.assertEqual(list(core.estimated_us), ['hbm_element', 'stream', 'tcm_copy', 'compute',
+                                                   'result_copy'])
+        self.assertEqual(core.estimated_us['tcm_copy'], core.estimated_device_us)
+        self.assertEqual(profile.hints, [], 'no core writes more than an even share, 2 elements')
+        _, single = self.open(SINGLE).run('relu', x, profile=True)
+        self.assertEqual([(hint.kind, round(hint.saves_us, 3)) for hint in single.hints],
+                         [('multicore', 0.016)], 'a single-core TCM relu: 8 cores would do it')
+        self.assertTrue(single.hints[0].text.startswith('the op runs on one core: shared by the 8 '
+                                                        'cores'), single.hints[0].text)
+        from build_custom_op import _profile
+        shared = _profile._shared()
+        self.assertEqual([shared.rco_profile_kind_name(k) for k in (_profile._KIND_COUNT - 1,
+                                                                    _profile._KIND_COUNT)],
+                         [b'result_copy', None], 'the binding knows as many kinds as the library')
+        self.assertEqual([shared.rco_hint_kind_name(k) for k in (_profile._HINT_COUNT - 1,
+                                                                 _profile._HINT_COUNT)],
+                         [b'multicore', None], 'and as many kinds of hint')
         self.assertEqual(profile.estimated_device_us, max(c.estimated_device_us for c in profile.cores))
         self.assertAlmostEqual(profile.imbalance, 1.6)
         self.assertTrue(profile.json().startswith('{"op": "relu", "cores": [\n  {"core": 0, '),
@@ -353,10 +369,9 @@ class RunnerTest(unittest.TestCase):
         library.run('chatter', torch.ones(8), 4)
         self.assertEqual(captured.printed, [(core, f'core {core}\n0123') for core in range(8)])
         library.run('warn', torch.ones(8))
-        self.assertEqual(captured.warned[:3], ['core 0: op warn: the first warning',
-                                               'core 0: op warn: the second warning, 2',
-                                               'core 1: op warn: the first warning'])
-        self.assertEqual(len(captured.warned), 16)
+        self.assertEqual(captured.warned, ['cores 0-7: op warn: the first warning',
+                                           'cores 0-7: op warn: the second warning, 2'],
+                         'a warning of every core comes once, naming them')
         captured.printed.clear()
         with self.assertRaises(runner.RunError):
             library.run('mischief', torch.ones(8), 1, 3)
@@ -388,16 +403,17 @@ class RunnerTest(unittest.TestCase):
             library.run('chatter', torch.ones(8), 2)
         self.assertEqual(out.getvalue(), 'core 0\n01')
         lines = err.getvalue().splitlines()
-        self.assertIn(lines[0], ('', 'run-custom-op: note: lines marked [core N] were printed by '
-                                 "cores 1-7; on the device only core 0's output reaches the host"))
+        self.assertIn(lines[0], ('', 'note: lines marked [core N] were printed by cores 1-7; on '
+                                 "the device only core 0's output reaches the host"))
+        self.assertNotIn('run-custom-op', err.getvalue(), 'the program is not named')
         self.assertEqual([line for line in lines if line.startswith('[core 7]')],
                          ['[core 7] core 7', '[core 7] 01'])
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter('always')
             library.run('warn', torch.ones(8))
-        self.assertEqual([(w.category, str(w.message)) for w in caught][:2],
-                         [(runner.RunWarning, 'core 0: op warn: the first warning'),
-                          (runner.RunWarning, 'core 0: op warn: the second warning, 2')])
+        self.assertEqual([(w.category, str(w.message)) for w in caught],
+                         [(runner.RunWarning, 'cores 0-7: op warn: the first warning'),
+                          (runner.RunWarning, 'cores 0-7: op warn: the second warning, 2')])
         self.assertEqual(caught[0].filename, __file__, 'the warning points at the caller')
 
     def test_default_callbacks_with_no_standard_streams(self):

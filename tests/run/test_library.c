@@ -224,6 +224,9 @@ static struct rco_error error; /* big: not on the stack */
 
 /* Runs op on x (10 floats from -5) with the extra arguments; the output is
  * out (10 floats, NaN first).  Returns the status. */
+/* The name run_on gives rco_run_named (NULL: it calls rco_run). */
+static const char *run_name;
+
 static int run_on(rco_library *library, const char *op, float *out, int extra_count,
                   const struct rco_argument *extra, double timeout)
 {
@@ -237,6 +240,9 @@ static int run_on(rco_library *library, const char *op, float *out, int extra_co
 	for (int i = 0; i < extra_count; i++)
 		arguments[1 + i] = extra[i];
 	struct rco_tensor output = float_tensor(out, 10);
+	if (run_name)
+		return rco_run_named(library, rco_op_index(library, op), run_name, arguments,
+		                     1 + extra_count, &output, timeout, &error);
 	return rco_run(library, rco_op_index(library, op), arguments, 1 + extra_count, &output,
 	               timeout, &error);
 }
@@ -572,15 +578,27 @@ static void test_failures(void)
 	check_mischief(library, 2, 6, RCO_ERROR_OP, "core 6: op mischief: the kernel called abort() "
 	               "(SIGABRT), as a failed assert() does", "abort()");
 	check_mischief(library, 2, -1, RCO_ERROR_OP,
-	               "core 0: op mischief: the kernel called abort() (SIGABRT), as a failed assert() does\n"
-	               "core 1: op mischief: the kernel called abort() (SIGABRT), as a failed assert() does\n"
-	               "core 2: op mischief: the kernel called abort() (SIGABRT), as a failed assert() does\n"
-	               "core 3: op mischief: the kernel called abort() (SIGABRT), as a failed assert() does\n"
-	               "core 4: op mischief: the kernel called abort() (SIGABRT), as a failed assert() does\n"
-	               "core 5: op mischief: the kernel called abort() (SIGABRT), as a failed assert() does\n"
-	               "core 6: op mischief: the kernel called abort() (SIGABRT), as a failed assert() does\n"
-	               "core 7: op mischief: the kernel called abort() (SIGABRT), as a failed assert() does",
-	               "abort() on every core at once: one line per core");
+	               "cores 0-7: op mischief: the kernel called abort() (SIGABRT), as a failed assert() does",
+	               "abort() on every core at once: one line naming the cores");
+	/* As a caller that knows the op by another name tells it (torch.ops). */
+	run_name = "my_ops::mischief";
+	check_mischief(library, 2, 6, RCO_ERROR_OP, "core 6: op my_ops::mischief: the kernel called "
+	               "abort() (SIGABRT), as a failed assert() does",
+	               "rco_run_named: the op as its caller names it");
+	run_name = "my_ops::trouble";
+	check_mischief(library, 1, 3, RCO_ERROR_OP, "core 3: op my_ops::trouble (kernel mischief): "
+	               "segmentation fault (SIGSEGV) at address 0x10; the kernel used memory it does "
+	               "not own", "with the kernel function beside it when that is another name");
+	struct rco_argument too_big[2] = {integer_argument(1), integer_argument(1)};
+	too_big[0].integer = 1LL << 40;
+	float named_out[10];
+	CHECK_INT(run_on(library, "mischief", named_out, 2, too_big, 0), RCO_ERROR_ARGUMENT,
+	          "rco_run_named: an argument out of range");
+	CHECK_STR(error.message, "my_ops::trouble (kernel mischief) argument 2 (int how): 1099511627776 "
+	          "is out of the int32 range",
+	          "is named as the caller names the op");
+	CHECK_STR(error.op, "mischief", "error->op is the op's name in the build");
+	run_name = NULL;
 	check_mischief(library, 3, 1, RCO_ERROR_OP, "core 1: op mischief: the kernel threw a C++ "
 	               "exception that it did not catch: std::runtime_error: the kernel gave up",
 	               "a C++ exception");
@@ -662,14 +680,47 @@ static const char *written_text(const float *values, int count)
 }
 
 /* The lines of cores first..last, each "core N: op mischief: " then what. */
+/* "cores 0, 1 and 5", "cores 2-7", "core 3": the cores of bits, as the
+ * library names the cores that failed alike. */
+static const char *cores_named(unsigned bits)
+{
+	static char text[128];
+	int items[8][2], count = 0;
+	for (int core = 0; core < 8; core++) {
+		if (!(bits >> core & 1))
+			continue;
+		if (count > 0 && items[count - 1][1] == core - 1)
+			items[count - 1][1] = core;
+		else
+			items[count][0] = items[count][1] = core, count++;
+	}
+	size_t used = (size_t)snprintf(text, sizeof text, "%s", bits & (bits - 1) ? "cores" : "core");
+	int shown = 0, total = 0;
+	for (int k = 0; k < count; k++)
+		total += items[k][1] - items[k][0] == 1 ? 2 : 1;
+	for (int k = 0; k < count; k++) {
+		int pair = items[k][1] - items[k][0] == 1;
+		for (int part = 0; part < (pair ? 2 : 1); part++, shown++) {
+			const char *before = shown == 0 ? " " : shown == total - 1 ? " and " : ", ";
+			if (pair || items[k][0] == items[k][1])
+				used += (size_t)snprintf(text + used, sizeof text - used, "%s%d", before,
+				                         items[k][0] + part);
+			else
+				used += (size_t)snprintf(text + used, sizeof text - used, "%s%d-%d", before,
+				                         items[k][0], items[k][1]);
+		}
+	}
+	return text;
+}
+
+/* The line of op mischief's error for cores first to last, which failed alike. */
 static const char *core_lines(int first, int last, const char *what)
 {
 	static char text[4096];
-	size_t used = 0;
-	text[0] = '\0';
-	for (int core = first; core <= last && used < sizeof text; core++)
-		used += (size_t)snprintf(text + used, sizeof text - used, "%score %d: op mischief: %s",
-		                         core > first ? "\n" : "", core, what);
+	unsigned bits = 0;
+	for (int core = first; core <= last; core++)
+		bits |= 1u << core;
+	snprintf(text, sizeof text, "%s: op mischief: %s", cores_named(bits), what);
 	return text;
 }
 
@@ -771,15 +822,17 @@ static void test_printf_and_warnings(void)
 	CHECK_STR(capture.printed[5], "core 5\n012345678901", "core 5's output");
 	CHECK_INT(run_on(library, "warn", out, 0, NULL, 0), 0, "an op that warns");
 	CHECK_STR(capture.warnings,
-	          "0|core 0: op warn: the first warning\n0|core 0: op warn: the second warning, 2\n"
-	          "1|core 1: op warn: the first warning\n1|core 1: op warn: the second warning, 2\n"
-	          "2|core 2: op warn: the first warning\n2|core 2: op warn: the second warning, 2\n"
-	          "3|core 3: op warn: the first warning\n3|core 3: op warn: the second warning, 2\n"
-	          "4|core 4: op warn: the first warning\n4|core 4: op warn: the second warning, 2\n"
-	          "5|core 5: op warn: the first warning\n5|core 5: op warn: the second warning, 2\n"
-	          "6|core 6: op warn: the first warning\n6|core 6: op warn: the second warning, 2\n"
-	          "7|core 7: op warn: the first warning\n7|core 7: op warn: the second warning, 2\n",
-	          "warnings reach warn, once per call each, core by core");
+	          "0|cores 0-7: op warn: the first warning\n0|cores 0-7: op warn: the second warning, 2\n",
+	          "warnings reach warn once per call each, naming every core that gave them");
+	memset(&capture, 0, sizeof capture);
+	struct rco_argument own[2] = {integer_argument(29), integer_argument(-1)};
+	CHECK_INT(run_on(library, "mischief", out, 2, own, 0), 0, "an op whose cores warn each its own");
+	CHECK_STR(capture.warnings,
+	          "0|core 0: op mischief: core 0 warns\n1|core 1: op mischief: core 1 warns\n"
+	          "2|core 2: op mischief: core 2 warns\n3|core 3: op mischief: core 3 warns\n"
+	          "4|core 4: op mischief: core 4 warns\n5|core 5: op mischief: core 5 warns\n"
+	          "6|core 6: op mischief: core 6 warns\n7|core 7: op mischief: core 7 warns\n",
+	          "warnings that differ come one by one, core by core");
 	memset(&capture, 0, sizeof capture);
 	struct rco_argument extra[2] = {integer_argument(1), integer_argument(2)};
 	bytes = integer_argument(3);
@@ -1502,17 +1555,17 @@ static void test_lost_core(void)
 	          "kernels that block SIGURG and never return");
 	/* Core c's share of 10 elements starts at 10 * c / 8. */
 	char expected[4096] = "";
-	size_t used = 0;
 	int lost = 0;
+	unsigned lost_cores = 0;
 	for (int core = 0; core < 8; core++) {
 		if (out[10 * core / 8] == 100)
 			continue;
 		lost++;
-		used += (size_t)snprintf(expected + used, sizeof expected - used, "%score %d: op mischief: "
-		                         "still running when the time limit of 1 s passed, and it did not "
-		                         "stop (it blocks SIGURG): it runs on, and may still read and write "
-		                         "the call's tensors", used ? "\n" : "", core);
+		lost_cores |= 1u << core;
 	}
+	snprintf(expected, sizeof expected, "%s: op mischief: still running when the time limit of "
+	         "1 s passed, and it did not stop (it blocks SIGURG): it runs on, and may still read "
+	         "and write the call's tensors", cores_named(lost_cores));
 	CHECK(lost >= 1 && lost <= 7, "some ran on the caller's thread, the others on workers");
 	CHECK_STR(error.message, expected, "are lost, and the error says what that means");
 	rco_close(library);

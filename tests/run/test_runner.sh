@@ -227,7 +227,7 @@ interrupted --scalar 6 --scalar -1 "$MISCHIEF/multi/mischief"
 check_eq "Ctrl-C on eight cores: the core stopped, and those not started" \
 	"$ended:$(echo "$err" | head -n 2)" \
 	"signal INT:run-custom-op: core 0: op mischief: still running when the op was interrupted (SIGINT): stopped
-run-custom-op: core 1: op mischief: not started when the op was interrupted (SIGINT)"
+run-custom-op: cores 1-7: op mischief: not started when the op was interrupted (SIGINT)"
 
 # ---- a stop does not count against the time limit ----
 # Kernel 31 takes 1 s on core 0; the runner is stopped for 3 s of it.

@@ -134,7 +134,7 @@ class HostTest(unittest.TestCase):
         torch = self.torch
         x = torch.tensor([1000.0, -1.0, 2.0, -3.0, 4.0, -5.0, 6.0, -7.0, 8.0])
         self.expect_fault(lambda: torch.ops.my_ops.relu_forward(x), 3, 'relu_forward',
-                          r'^core 3: op relu_forward: accessor<float,3>\(\): a multicore build '
+                          r'^core 3: op my_ops::relu_forward: accessor<float,3>\(\): a multicore build '
                           r'supports only the TCM accessor \(tcm_accessor\(\)\); element and '
                           r"stream accessors are undefined behaviour on the device's cores in "
                           r'SPMD mode$')
@@ -142,7 +142,7 @@ class HostTest(unittest.TestCase):
         self.assertSameBits(torch.ops.my_ops.relu_forward(x), torch.relu(x))
         y = torch.ones(3)
         self.expect_fault(lambda: torch.ops.test_ops.fault(y, 1), 0, 'fault',
-                          r'^core 0: op fault: accessor<float,3>\(\): the tensor has dim\(\) '
+                          r'^core 0: op test_ops::fault: accessor<float,3>\(\): the tensor has dim\(\) '
                           r'1, not 3$')
         self.assertSameBits(torch.ops.test_ops.fault(y, 0), y)
 
@@ -150,12 +150,12 @@ class HostTest(unittest.TestCase):
         torch = self.torch
         x = torch.tensor([2000.0, -1.0, 2.0, -3.0, 4.0, -5.0, 6.0, -7.0, 8.0])
         self.expect_fault(lambda: torch.ops.my_ops.relu_forward(x), 5, 'relu_forward',
-                          r'^core 5: op relu_forward: .*(SIGSEGV|segmentation)')
+                          r'^core 5: op my_ops::relu_forward: .*(SIGSEGV|segmentation)')
         x[0] = 1.0
         self.assertSameBits(torch.ops.my_ops.relu_forward(x), torch.relu(x))
         y = torch.ones(3)
         self.expect_fault(lambda: torch.ops.test_ops.fault(y, 2), 0, 'fault',
-                          r'^core 0: op fault: .*(SIGSEGV|segmentation)')
+                          r'^core 0: op test_ops::fault: .*(SIGSEGV|segmentation)')
         self.assertSameBits(torch.ops.test_ops.fault(y, 0), y)
 
     def test_a_time_limit(self):
@@ -173,7 +173,7 @@ class HostTest(unittest.TestCase):
                     custom_op.load_library(bundle, target='host')
                     del os.environ['CUSTOM_OP_TIMEOUT']
                 self.expect_fault(lambda: torch.ops.test_ops.fault(y, 3), 0, 'fault',
-                                  r'^core 0: op fault: still running when the time limit of '
+                                  r'^core 0: op test_ops::fault: still running when the time limit of '
                                   r'0\.3 s passed')
                 # The build is opened again for the next call.
                 self.assertSameBits(torch.ops.test_ops.fault(y, 0), y)
@@ -254,12 +254,12 @@ class HostTest(unittest.TestCase):
             self.assertSameBits(torch.ops.test_ops.fault(y, 4), y)
         self.assertEqual(printed.getvalue(), 'fault: mode 4\n')
         self.assertEqual([(w.category, str(w.message), w.filename) for w in caught],
-                         [(self.runner.RunWarning, 'core 0: op fault: mode 4 warns', __file__)])
+                         [(self.runner.RunWarning, 'core 0: op test_ops::fault: mode 4 warns', __file__)])
         with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
             warnings.simplefilter('error')
             with self.assertRaises(self.runner.RunWarning) as raised:
                 torch.ops.test_ops.fault(y, 4)
-        self.assertEqual(str(raised.exception), 'core 0: op fault: mode 4 warns')
+        self.assertEqual(str(raised.exception), 'core 0: op test_ops::fault: mode 4 warns')
         self.assertSameBits(torch.ops.test_ops.fault(y, 0), y)
 
     def test_output_checks_and_profiles_through_torch_ops(self):
@@ -267,7 +267,7 @@ class HostTest(unittest.TestCase):
         torch = self.torch
         x = torch.tensor([3000.0, -1.0, 2.0, -3.0, 4.0, -5.0, 6.0, -7.0, 8.0])
         self.expect_fault(lambda: torch.ops.my_ops.relu_forward(x), None, 'relu_forward',
-                          r'^op relu_forward: output coverage: elements \[7, 9\) of the output '
+                          r'^op my_ops::relu_forward: output coverage: elements \[7, 9\) of the output '
                           r'were written by no core \(on the device they keep what the output '
                           r'buffer held before the op\)$')
         x[0] = 1.0
@@ -298,7 +298,7 @@ class HostTest(unittest.TestCase):
         done = subprocess.run([python, '-c', script], cwd=state['work'], env=environment,
                               capture_output=True, text=True)
         self.assertEqual((done.returncode, done.stdout), (0, (
-            "['op relu_forward: output coverage: elements [7, 9) of the output were written by no "
+            "['op my_ops::relu_forward: output coverage: elements [7, 9) of the output were written by no "
             "core (on the device they keep what the output buffer held before the op)']\n"
             '[False, False, False, False, False, False, False, True, True]\n')), done.stderr)
 
@@ -324,11 +324,11 @@ class HostTest(unittest.TestCase):
             (lambda: scale(x, 1j, 1.0, 1), TypeError,
              'argument 2 (Scalar) of test_ops::scale must be a real number, not complex'),
             (lambda: scale(x, 1, 1.0, 2**40), runner.RunError,
-             'scale argument 4 (int _3): 1099511627776 is out of the int32 range'),
+             'test_ops::scale argument 4 (int _3): 1099511627776 is out of the int32 range'),
             (lambda: scale(x, 1, 1e39, 1), runner.RunError,
-             'scale argument 3 (float _2): 1e+39 is out of the float32 range'),
+             'test_ops::scale argument 3 (float _2): 1e+39 is out of the float32 range'),
             (lambda: scale(torch.tensor(1.0), 1, 1.0, 1), runner.RunError,
-             'scale argument 1 (Tensor _0) has 0 dimensions; a device tensor has 1 to 8'),
+             'test_ops::scale argument 1 (Tensor _0) has 0 dimensions; a device tensor has 1 to 8'),
         ]
         for index, (call, kind, message) in enumerate(cases):
             with self.subTest(case=index):
@@ -420,7 +420,7 @@ class HostTest(unittest.TestCase):
             run(y, 2)
         self.assertRegex(str(caught.exception), r'(?s)^The following operation failed in the '
                          r'TorchScript interpreter\..*torch\.ops\.test_ops\.fault.*\n'
-                         r'RuntimeError: core 0: op fault: .*(SIGSEGV|segmentation)')
+                         r'RuntimeError: core 0: op test_ops::fault: .*(SIGSEGV|segmentation)')
         self.assertSameBits(run(y, 0), y)
 
     def test_a_scripted_module_saved_and_loaded_in_a_fresh_process(self):

@@ -20,6 +20,8 @@ import tap  # noqa: E402
 KERNEL = os.path.join(fixture.FIXTURES, 'relu_sanitize.cpp')
 SHAPE = os.path.join(fixture.MLP, 'shape.cpp')
 OPTIONS = 'halt_on_error=0:suppress_equal_pcs=0:detect_leaks=0'
+# A process that has not ended by then hangs (a deadlock inside ASan).
+HANG = 600
 state = {}
 
 
@@ -101,13 +103,15 @@ class SanitizeTest(unittest.TestCase):
         self.assertEqual(bundle.member(bundle.shapelib), data)
         self.assertEqual(os.stat(shape).st_mtime_ns, mtime, 'the cached shape library was rebuilt')
 
-    def test_torch_ops_report_a_kernel_bug_with_the_runtime_preloaded(self):
+    def run_preloaded(self, loading):
+        """Runs loading (Python lines that register the ops) then three calls
+        of relu_forward, the second with the bug, in a process started with
+        the line load() printed; returns it done."""
         preload, options = self.runtime()
         script = (
             'import sys, torch\n'
             f'sys.path.insert(0, {os.path.join(fixture.TOP, "python")!r})\n'
-            'from build_custom_op import custom_op, runner\n'
-            f"custom_op.load_library({bundle_path()!r}, target='host')\n"
+            'from build_custom_op import custom_op, runner\n' + loading +
             'x = torch.tensor([1.0, -2.0, 3.0, -4.0])\n'
             'print(torch.ops.my_ops.relu_forward(x).tolist())\n'
             'x[0] = 1000.0\n'
@@ -120,17 +124,37 @@ class SanitizeTest(unittest.TestCase):
         others = os.environ.get('LD_PRELOAD', '')
         environment = dict(os.environ, ASAN_OPTIONS=options,
                            LD_PRELOAD=others if preload in others else f'{preload}:{others}')
-        done = subprocess.run([tap.torch_python() or sys.executable, '-c', script],
-                              env=environment, capture_output=True, text=True)
+        try:
+            return subprocess.run([sys.executable, '-c', script], env=environment,
+                                  capture_output=True, text=True, timeout=HANG)
+        except subprocess.TimeoutExpired as expired:
+            self.fail(f'the process hung (killed after {HANG} s); its stderr: {expired.stderr}')
+
+    def check_the_report(self, done):
+        preload, _ = self.runtime()
         line = fixture.line_of(KERNEL, 'largest = block[i] > largest')
         where = f'{KERNEL}:{line}:19' if 'libclang_rt' in preload else f'{KERNEL}:{line}'
         self.assertEqual((done.returncode, done.stdout), (0, (
             '[1.0, 0.0, 3.0, 0.0]\n'
-            '0 relu_forward core 0: op relu_forward: AddressSanitizer: use-after-poison: READ of '
-            f'size 4 at {where} in relu_forward(at::Tensor const&) (1 AddressSanitizer report '
-            'during the op; the first is on stderr, with its stack)\n'
+            '0 relu_forward core 0: op my_ops::relu_forward: AddressSanitizer: use-after-poison: '
+            f'READ of size 4 at {where} in relu_forward(at::Tensor const&) (1 AddressSanitizer '
+            'report during the op; the first is on stderr, with its stack)\n'
             '[5.0, 0.0, 3.0, 0.0]\n')), done.stderr)
         self.assertEqual(done.stderr.count('ERROR: AddressSanitizer'), 1, done.stderr)
+
+    def test_torch_ops_report_a_kernel_bug_with_the_runtime_preloaded(self):
+        self.check_the_report(self.run_preloaded(
+            f"custom_op.load_library({bundle_path()!r}, target='host')\n"))
+
+    def test_load_then_load_library_of_its_bundle(self):
+        # The README's two lines: load() registers the ops of its build, and
+        # load_library() of the same bundle opens that build again (a copy
+        # of its own) and closes the first.
+        directory = os.path.dirname(bundle_path())
+        self.check_the_report(self.run_preloaded(
+            f"custom_op.load('relu', [{KERNEL!r}], [{SHAPE!r}], build_directory={directory!r}, "
+            "target='host', sanitize='address,undefined')\n"
+            f"custom_op.load_library({bundle_path()!r}, target='host')\n"))
 
 
 if __name__ == '__main__':

@@ -92,7 +92,7 @@ int main(void)
 	                          "my_ops::count(long long  n,number\tz) -> Tensor", "my_ops::none() -> Tensor" };
 	struct op *ops;
 	size_t count;
-	CHECK_INT(validate_ops(&arena, NULL, 0, schemas, 3, NULL, NULL, &ops, &count, &diag), 0, "record ops validate");
+	CHECK_INT(validate_ops(&arena, BCO_TARGET_XTENSA, NULL, 0, schemas, 3, NULL, NULL, &ops, &count, &diag), 0, "record ops validate");
 	char *libraries[] = { "ops.so" }, *ids[] = { "0123456789abcdef" };
 	CHECK_STR(codegen_ops_record(&arena, ops, count, libraries, ids, 1),
 	          "# build-custom-op ops 2\n"
@@ -113,7 +113,7 @@ int main(void)
 		many_functions[i] = arena_printf(&arena, "op%zu", i);
 		many_schemas[i] = "a::b(Tensor x) -> Tensor";
 	}
-	CHECK_INT(validate_ops(&arena, many_functions, MANY, many_schemas, MANY, NULL, NULL, &ops, &count, &diag),
+	CHECK_INT(validate_ops(&arena, BCO_TARGET_XTENSA, many_functions, MANY, many_schemas, MANY, NULL, NULL, &ops, &count, &diag),
 	          0, "10000 ops validate");
 	const char *text = codegen_wrapper(&arena, ops, count, "");
 	CHECK(strstr(text, "int get_func_cnt() { return 10000; }\n") != NULL, "10000 ops are counted");

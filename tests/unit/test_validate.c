@@ -22,6 +22,8 @@ static void collect_warning(void *context, enum bco_message_kind kind, const cha
 }
 
 /* Validates count ops (functions may be NULL); returns "ok N" or "error K: message". */
+static enum bco_target target = BCO_TARGET_XTENSA;
+
 static const char *validate(const char *const *functions, size_t function_count,
                             const char *const *schemas, size_t schema_count)
 {
@@ -30,8 +32,8 @@ static const char *validate(const char *const *functions, size_t function_count,
 	size_t count;
 	diag_init(&diag, &arena);
 	warnings[0] = '\0';
-	if (validate_ops(&arena, functions, function_count, schemas, schema_count, collect_warning,
-	                 NULL, &ops, &count, &diag) != 0)
+	if (validate_ops(&arena, target, functions, function_count, schemas, schema_count,
+	                 collect_warning, NULL, &ops, &count, &diag) != 0)
 		return arena_printf(&arena, "error %d: %s", diag.schema_index, diag.message);
 	return arena_printf(&arena, "ok %zu %s", count, ops[count - 1].function);
 }
@@ -79,15 +81,22 @@ static void names(void)
 	          "error 0: op 1: function name 'main' is the program's entry point in C++ and cannot "
 	          "return a Tensor; choose another name", "main is refused");
 	const char *header[] = { "wrapper_fn", "at", "std", "torch", "c10", "neuron_host",
-	                         "uint32_t", "STACK_SIZE", "NULL", "assert", "my_type_t" };
+	                         "uint32_t", "size_t", "pthread_mutex_t", "timezone",
+	                         "PTHREAD_MUTEX_NORMAL", "STACK_SIZE", "NULL", "assert" };
 	for (size_t i = 0; i < sizeof header / sizeof header[0]; i++)
 		CHECK_STR(one(header[i], "a::b() -> Tensor"),
-		          arena_printf(&arena, "error 0: op 1: function name '%s' is a type, namespace or "
-		                       "macro of the SDK headers (or ends in '_t', which POSIX reserves); "
-		                       "choose another name", header[i]),
+		          arena_printf(&arena, "error 0: op 1: function name '%s' is a type, variable, "
+		                       "constant, namespace or macro that the SDK's or the C library's "
+		                       "headers declare, so the wrapper would not compile; rename the "
+		                       "kernel function, for example to '%s_kernel' (FN=%s_kernel in --op, "
+		                       "in fn_names, or m.def(\"b\", SHAPE_FUNCTION, \"%s_kernel\") in a "
+		                       "shape library)", header[i], header[i], header[i], header[i]),
 		          arena_printf(&arena, "the header name %s is refused", header[i]));
 	CHECK_STR(one("t", "a::b() -> Tensor"), "ok 1 t", "a one-letter name is fine");
-	CHECK_STR(one("_t", "a::b() -> Tensor"), "ok 1 _t", "'_t' alone is not a _t suffix");
+	CHECK_STR(one("_t", "a::b() -> Tensor"), "ok 1 _t", "'_t' alone is fine");
+	CHECK_STR(one(NULL, "a::softmax_t(Tensor x) -> Tensor"), "ok 1 softmax_t",
+	          "a name ending in _t that no header declares is fine");
+	CHECK_STR(one("my_type_t", "a::b() -> Tensor"), "ok 1 my_type_t", "so is another");
 	const char *runtime[] = { "get_func_cnt", "get_func_name", "get_func_ptr", "switched_stack",
 	                          "switchBack", "switch_stack_or_call_wrapper", "get_dst_tensor",
 	                          "customop_setup", "customop_anything" };
@@ -107,7 +116,8 @@ static void names(void)
 	          "error 0: op 1: function name 'abs' is also at::abs of the kernel API: the wrapper's "
 	          "call abs(...) with a Tensor argument would be ambiguous (argument-dependent lookup "
 	          "finds both); rename the kernel function, for example to 'abs_kernel' "
-	          "(FN=abs_kernel in --op, or in fn_names)", "a function of the kernel API is refused");
+	          "(FN=abs_kernel in --op, in fn_names, or m.def(\"abs\", SHAPE_FUNCTION, "
+	          "\"abs_kernel\") in a shape library)", "a function of the kernel API is refused");
 	CHECK_STR(one("abs_kernel", "a::abs(Tensor x) -> Tensor"), "ok 1 abs_kernel",
 	          "the rename it gives is accepted");
 	CHECK_STR(one("zeros", "a::b(Tensor x) -> Tensor"), "ok 1 zeros",
@@ -115,7 +125,8 @@ static void names(void)
 	CHECK_STR(one("output", "a::b(Tensor x) -> Tensor"),
 	          "error 0: op 1: function name 'output' is the wrapper's variable for the kernel's "
 	          "result, so the call output(...) would not compile; rename the kernel function, for "
-	          "example to 'output_kernel' (FN=output_kernel in --op, or in fn_names)",
+	          "example to 'output_kernel' (FN=output_kernel in --op, in fn_names, or "
+	          "m.def(\"b\", SHAPE_FUNCTION, \"output_kernel\") in a shape library)",
 	          "the wrapper's local variable is refused");
 }
 
@@ -159,7 +170,14 @@ static void limits(void)
 	CHECK_STR(warnings, "", "ten ops give no warning");
 	CHECK_STR(validate(functions, MANY, schemas, MANY), "ok 11 op10", "eleven ops build");
 	CHECK_STR(warnings, "11 ops in one library; the runtime documents at most 10 functions per library\n",
-	          "eleven ops give a warning");
+	          "eleven ops give a warning for the device");
+	target = BCO_TARGET_HOST;
+	CHECK_STR(validate(functions, 10, schemas, 10), "ok 10 op9", "ten ops for the host");
+	CHECK_STR(validate(functions, MANY, schemas, MANY),
+	          "error -1: 11 ops in one library, but the device documents at most 10 functions in a "
+	          "library (and one custom-op library per model), and the host target's emulator "
+	          "refuses more; keep at most 10 ops in the library", "eleven ops are an error for the host");
+	target = BCO_TARGET_XTENSA;
 	CHECK_STR(validate(functions, 0x7fff, schemas, 0x7fff), "ok 32767 op32766", "0x7fff ops build");
 	CHECK_STR(validate(functions, 0x8000, schemas, 0x8000),
 	          "error -1: 32768 ops in one library: the runtime refuses libraries with 32768 (0x8000) or "

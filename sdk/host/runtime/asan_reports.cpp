@@ -1,11 +1,17 @@
 /* asan_reports.cpp - libcustomop_host_reports.so: hands each AddressSanitizer
- * report to the core whose thread made it (see asan_reports.h).
+ * report to the core whose thread made it, and keeps stderr to the first
+ * report of each call (see asan_reports.h).
  *
- * ASan calls the callback while it still holds its report lock, so the
- * callback only copies: it reads no other state and allocates nothing. */
+ * ASan calls the callback while it still holds its report lock, so reports
+ * reach it one at a time, and it allocates nothing. */
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "asan_reports.h"
 
@@ -14,11 +20,23 @@
 // ASan's, when it is in the process (it always is where this library is
 // loaded: a core library built with ASan needs its runtime first).
 extern "C" void __asan_set_error_report_callback(void (*callback)(const char *)) __attribute__((weak));
+// Where ASan writes its reports: set (a path prefix, or "stderr"), and the
+// file in use (NULL while it writes to stderr).
+extern "C" void __sanitizer_set_report_path(const char *path) __attribute__((weak));
+extern "C" const char *__sanitizer_get_report_path() __attribute__((weak));
 
 namespace {
 
 thread_local customop_host_report_sink *sink;
 pthread_once_t registered = PTHREAD_ONCE_INIT;
+
+// Where ASan writes: stderr until the first report of a core; then a file
+// of this process, and each call's first report is copied to stderr.  A
+// log_path the user gave in ASAN_OPTIONS is left alone.
+enum class Destination { stderr_stream, own_file, users_file };
+Destination destination = Destination::stderr_stream;
+char report_file[PATH_MAX];
+char report_directory[PATH_MAX];
 
 // The line of text that starts at line, without its newline.
 size_t line_length(const char *line)
@@ -88,17 +106,79 @@ bool is_runtime_frame(const char *function, size_t function_length, const char *
     return false;
 }
 
+void write_whole(int descriptor, const char *text)
+{
+    for (size_t length = strlen(text); length > 0;) {
+        ssize_t written = write(descriptor, text, length);
+        if (written < 0 && errno == EINTR)
+            continue;
+        if (written <= 0)
+            return;
+        text += written;
+        length -= static_cast<size_t>(written);
+    }
+}
+
+// Sends ASan's further reports to a new file in a private directory of
+// $TMPDIR (or /tmp); stays with stderr when that cannot be made.
+void start_report_file()
+{
+    if (!__sanitizer_set_report_path || !__sanitizer_get_report_path)
+        return;
+    const char *temporary = getenv("TMPDIR");
+    if (!temporary || temporary[0] != '/')
+        temporary = "/tmp";
+    char directory[PATH_MAX - 64];
+    int length = snprintf(directory, sizeof directory, "%s/build-custom-op-asan.XXXXXX", temporary);
+    if (length < 0 || static_cast<size_t>(length) >= sizeof directory || !mkdtemp(directory))
+        return;
+    char prefix[PATH_MAX];
+    snprintf(prefix, sizeof prefix, "%s/reports", directory);
+    __sanitizer_set_report_path(prefix);
+    const char *file = __sanitizer_get_report_path();
+    if (!file || !*file) {
+        __sanitizer_set_report_path("stderr");
+        rmdir(directory);
+        return;
+    }
+    snprintf(report_file, sizeof report_file, "%s", file);
+    snprintf(report_directory, sizeof report_directory, "%s", directory);
+    destination = Destination::own_file;
+}
+
+// At exit: a file that got no report (each call made one at most) goes,
+// with its directory.
+__attribute__((destructor)) void remove_empty_report_file()
+{
+    struct stat status;
+    if (destination == Destination::own_file && stat(report_file, &status) == 0 && status.st_size == 0 &&
+        unlink(report_file) == 0)
+        rmdir(report_directory);
+}
+
 void on_report(const char *report)
 {
     customop_host_report_sink *target = sink;
-    if (!target)
-        return;
-    if (target->count++ == 0)
+    bool first = !target || target->count == 0;
+    // ASan wrote it into the file: a call's first report (and one made
+    // outside any call) goes to stderr too.
+    if (destination == Destination::own_file && first)
+        write_whole(STDERR_FILENO, report);
+    if (target && target->count++ == 0)
         customop_host_report_summary(report, target->summary, sizeof target->summary);
+    if (target && destination == Destination::stderr_stream)
+        start_report_file();
 }
 
 void register_callback()
 {
+    if (__sanitizer_get_report_path) {
+        const char *file = __sanitizer_get_report_path();
+        if (file && *file) {
+            snprintf(report_file, sizeof report_file, "%s", file);
+            destination = Destination::users_file;
+        }
+    }
     if (__asan_set_error_report_callback)
         __asan_set_error_report_callback(on_report);
 }
@@ -109,6 +189,12 @@ EXPORT void customop_host_reports_watch(customop_host_report_sink *new_sink)
 {
     pthread_once(&registered, register_callback);
     sink = new_sink;
+}
+
+EXPORT const char *customop_host_reports_file(int *users)
+{
+    *users = destination == Destination::users_file;
+    return destination == Destination::stderr_stream ? nullptr : report_file;
 }
 
 EXPORT void customop_host_report_summary(const char *report, char *summary, size_t size)

@@ -269,9 +269,19 @@ CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
     }
     // ASan reported and let the kernel go on to its end (or to a
     // violation): the first report is the op's error.
-    if (reports)
-        fail(call, "%s (%d AddressSanitizer report%s during the op; the first is on stderr, with its stack)",
-             state.reports.summary, reports, reports == 1 ? "" : "s");
+    if (reports) {
+        int users = 0;
+        const char *file = reports_file(&users);
+        if (file && users)
+            fail(call, "%s (%d AddressSanitizer report%s during the op, in %s: the log_path of ASAN_OPTIONS)",
+                 state.reports.summary, reports, reports == 1 ? "" : "s", file);
+        else if (file && reports > 1)
+            fail(call, "%s (%d AddressSanitizer reports during the op; the first is on stderr, with its stack, and "
+                 "the others are in %s)", state.reports.summary, reports, file);
+        else
+            fail(call, "%s (%d AddressSanitizer report%s during the op; the first is on stderr, with its stack)",
+                 state.reports.summary, reports, reports == 1 ? "" : "s");
+    }
     announce_core_stack(call, nullptr);
     marshal_reset();
     state.call = nullptr;

@@ -118,6 +118,12 @@ inline int reports_count(customop_host_report_sink *sink)
     return sink->count;
 }
 
+// The file ASan writes its reports into, or NULL for stderr (asan_reports.h).
+inline const char *reports_file(int *users)
+{
+    return customop_host_reports_file(users);
+}
+
 #else
 
 const size_t sanitizer_stack_room = 0;
@@ -137,6 +143,7 @@ inline void stack_unpoison(FiberStack) {}
 inline int context_swap(ucontext_t *from, ucontext_t *to) { return swapcontext(from, to); }
 inline void reports_watch(customop_host_report_sink *) {}
 inline int reports_count(customop_host_report_sink *) { return 0; }
+inline const char *reports_file(int *users) { *users = 0; return nullptr; }
 
 #endif
 

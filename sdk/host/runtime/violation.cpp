@@ -44,6 +44,12 @@ bool first_time(const char *text)
     return true;
 }
 
+// How messages name the call's op.
+const char *label_of(const customop_host_call *call)
+{
+    return call->label ? call->label : call->op;
+}
+
 } // namespace
 
 void warnings_reset()
@@ -55,7 +61,7 @@ void warning(const char *format, ...)
 {
     customop_host_call *call = current_call();
     char text[CUSTOMOP_HOST_ERROR_SIZE];
-    int prefix = call ? snprintf(text, sizeof text, "core %d: op %s: ", core_id(), call->op)
+    int prefix = call ? snprintf(text, sizeof text, "core %d: op %s: ", core_id(), label_of(call))
                       : snprintf(text, sizeof text, "core %d: ", core_id());
     if (prefix < 0 || static_cast<size_t>(prefix) >= sizeof text)
         return;
@@ -73,7 +79,7 @@ void warning(const char *format, ...)
 
 void set_error(customop_host_call *call, const char *format, va_list arguments)
 {
-    int prefix = snprintf(call->error, sizeof call->error, "core %d: op %s: ", core_id(), call->op);
+    int prefix = snprintf(call->error, sizeof call->error, "core %d: op %s: ", core_id(), label_of(call));
     if (prefix >= 0 && static_cast<size_t>(prefix) < sizeof call->error)
         vsnprintf(call->error + prefix, sizeof call->error - static_cast<size_t>(prefix), format, arguments);
 }

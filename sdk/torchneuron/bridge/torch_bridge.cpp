@@ -8,7 +8,8 @@
  *     CompositeExplicitAutograd (every other backend, and calls without a
  *     tensor argument), which checks the tensors, asks the shape function
  *     for the output's sizes and dtype, and runs the op's compute function
- *     on the emulated cores through libruncustomop's rco_run;
+ *     on the emulated cores through libruncustomop's rco_run_named (its
+ *     messages name the op ns::op, as the caller called it);
  *   - a kernel for the Autograd key that refuses a call on an input that
  *     requires grad while grad mode is on (the op has no derivative), and
  *     otherwise goes on below autograd.
@@ -69,8 +70,8 @@ struct Runner {
     int (*op_index)(const rco_library *, const char *);
     const char *(*op_kinds)(const rco_library *, int);
     const char *(*op_signature)(const rco_library *, int);
-    int (*run)(rco_library *, int, const struct rco_argument *, int, const struct rco_tensor *,
-               double, struct rco_error *);
+    int (*run_named)(rco_library *, int, const char *, const struct rco_argument *, int,
+                     const struct rco_tensor *, double, struct rco_error *);
 };
 
 Runner runner;
@@ -274,9 +275,9 @@ public:
      * output checks do not fail a call that leaves elements unwritten. */
     bool fills_outputs() const { return fill_outputs_; }
 
-    /* Runs op index with the lock held: calls of one library take turns
-     * in the runner anyway. */
-    int run(int index, const struct rco_argument *arguments, int count,
+    /* Runs op index, named name in its messages ("ns::op"), with the lock
+     * held: calls of one library take turns in the runner anyway. */
+    int run(int index, const char *name, const struct rco_argument *arguments, int count,
             const struct rco_tensor *output, struct rco_error *error)
     {
         pthread_mutex_lock(&lock_);
@@ -288,8 +289,8 @@ public:
             stale_ = status != 0;
         }
         if (status == 0)
-            status = runner.run(handle_, index, arguments, count, output, RCO_DEFAULT_TIMEOUT,
-                                error);
+            status = runner.run_named(handle_, index, name, arguments, count, output,
+                                      RCO_DEFAULT_TIMEOUT, error);
         if (status == RCO_ERROR_TIMEOUT || status == RCO_ERROR_INTERRUPTED)
             stale_ = true;
         pthread_mutex_unlock(&lock_);
@@ -535,8 +536,8 @@ public:
         out.data = output.data_ptr();
         used[count] = output;
         struct rco_error error;
-        int status = binding->library->run(binding->index, arguments, static_cast<int>(count),
-                                           &out, &error);
+        int status = binding->library->run(binding->index, entry.qualified.c_str(), arguments,
+                                           static_cast<int>(count), &out, &error);
         if (status == RCO_ERROR_TIMEOUT || status == RCO_ERROR_INTERRUPTED)
             keep_for_ever(used, count + 1);
         hand_over_output();

@@ -71,6 +71,22 @@ torch::Tensor tcm_over_read(const torch::Tensor &x)
     return out;
 }
 
+// A TCM block of n floats read at [n] to [n + 3]: four reports (for n of
+// at most 12, the reads stay inside the block's 64 bytes).
+torch::Tensor tcm_over_read_four(const torch::Tensor &x)
+{
+    size_t n = static_cast<size_t>(x.numel());
+    float *block = static_cast<float *>(torch::neuron::tcm_malloc(sizeof(float) * n));
+    x.tcm_accessor().tensor_to_tcm<float>(block, 0, n);
+    float largest = block[0];
+    for (size_t i = 1; i < n + 4; i++)
+        largest = block[i] > largest ? block[i] : largest;
+    torch::neuron::tcm_free(block);
+    torch::Tensor out = get_dst_tensor();
+    out.fill_(largest);
+    return out;
+}
+
 // A store through a null pointer: a fault, which abandons the kernel where
 // it was, on the emulated stack ASan was told of.
 torch::Tensor null_write(const torch::Tensor &x)

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define CUSTOMOP_HOST_ABI_VERSION 4
+#define CUSTOMOP_HOST_ABI_VERSION 5
 #define CUSTOMOP_HOST_MAX_RANK 8
 #define CUSTOMOP_HOST_ERROR_SIZE 1024
 
@@ -103,7 +103,7 @@ struct customop_host_call {
 	 * inside one is that stack's overflow; the caller's SIGSEGV handler
 	 * reports it with the description and abandons the core. */
 	void (*guard)(void *context, const void *start, size_t length, const char *description);
-	/* Receives each warning of the call, whole: "core N: op NAME: TEXT",
+	/* Receives each warning of the call, whole: "core N: op LABEL: TEXT",
 	 * without a newline.  The op goes on.  A warning is given at most once
 	 * per call.  NULL: warnings go to stderr. */
 	void (*warn)(void *context, int core, const char *text);
@@ -125,6 +125,10 @@ struct customop_host_call {
 	 * writes it ("Tensor x": "argument 1 (Tensor x)"); arg_count of them,
 	 * or NULL for the number alone. */
 	const char *const *arg_names;
+	/* How the errors and warnings of the call name the op (LABEL above):
+	 * the name its caller knows it by, e.g. "my_ops::softmax (kernel
+	 * softmax_kernel)"; NULL: op. */
+	const char *label;
 };
 
 /* The default emulated core stack: the device leaves kernels about 8 KiB of
@@ -144,7 +148,7 @@ int customop_host_register(void (*callback)(void *context, int index, const char
                            void *context, char error[CUSTOMOP_HOST_ERROR_SIZE]);
 /* Runs call->op on this core: marshals the arguments, runs the launcher on
  * the emulated core stack, and returns 0, or -1 with call->error naming the
- * core, the op and the violated rule.  First it takes back what a call the
+ * core, the op (by its label) and the violated rule, "core N: op LABEL: ...".  First it takes back what a call the
  * runner abandoned left (its stacks, its TCM blocks): a call of ABI version
  * 0 does only that, before the library is unloaded. */
 int customop_host_run(struct customop_host_call *call);
