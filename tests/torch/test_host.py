@@ -48,9 +48,11 @@ def tearDownModule():
     os.environ.update(state['environment'])
 
 
-def in_a_fresh_process(lines, *argv, bundles='fresh'):
+def in_a_fresh_process(lines, *argv, bundles='fresh', timeout=120):
     """Runs the script lines after loading the fixture's bundle, in a process
-    of its own in the work directory; returns (exit status, stdout, stderr)."""
+    of its own in the work directory; returns (exit status, stdout, stderr).
+    Raises subprocess.TimeoutExpired when it has not ended within timeout
+    seconds (it is then killed)."""
     python = tap.torch_python() or sys.executable
     script = ('import sys, torch\n'
               f'sys.path.insert(0, {os.path.join(fixture.TOP, "python")!r})\n'
@@ -58,7 +60,7 @@ def in_a_fresh_process(lines, *argv, bundles='fresh'):
               "custom_op.load_library('fixture/libfixture.so', target='host')\n" + lines)
     environment = dict(os.environ, BUILD_CUSTOM_OP_BUNDLES=os.path.join(state['work'], bundles))
     done = subprocess.run([python, '-c', script, *argv], cwd=state['work'], env=environment,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=timeout)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -448,6 +450,32 @@ class HostTest(unittest.TestCase):
         self.assertEqual(str(caught.exception), 'argument 1 (Tensor) of test_ops::twice has '
                          'dtype float64, which the device does not have; its dtypes are '
                          'float32, bfloat16, float16, int32, int8, int64, int16, uint8')
+
+    def test_a_cpp_thread_calling_while_python_holds_the_gil(self):
+        """test_caller::fault_on_a_thread (tests/torch/fixtures/shape_other.cpp)
+        calls test_ops::fault on a C++ thread and waits for it holding the
+        GIL: what the kernel prints and the error of a failed call reach
+        that thread without Python, and nothing waits for the GIL."""
+        script = (
+            'from build_custom_op import _shape_library\n'
+            f'_shape_library.build_and_load("other", {fixture.OTHER_SHAPES!r}, [], [], False)\n'
+            'call = torch.ops.test_caller.fault_on_a_thread\n'
+            'print(call(torch.ones(2), 4).tolist(), flush=True)\n'
+            'try:\n'
+            '    call(torch.ones(2), 2)\n'
+            'except RuntimeError as error:\n'
+            '    print(type(error).__name__, str(error).splitlines()[0], flush=True)\n'
+            'print(call(torch.ones(2), 0).tolist(), flush=True)\n')
+        try:
+            status, stdout, stderr = in_a_fresh_process(script, bundles='fresh-thread',
+                                                        timeout=60)
+        except subprocess.TimeoutExpired as expired:
+            self.fail(f'the calls did not end within 60 s (a deadlock): {expired.stdout!r}')
+        lines = stdout.splitlines()
+        self.assertEqual((status, lines[:2], lines[3:]),
+                         (0, ['fault: mode 4', '[1.0, 1.0]'], ['[1.0, 1.0]']), stderr)
+        self.assertRegex(lines[2], r'^RuntimeError core 0: op fault: .*(SIGSEGV|segmentation)')
+        self.assertIn('warning: core 0: op fault: mode 4 warns\n', stderr)
 
     def test_the_host_bundles(self):
         from build_custom_op import _archive

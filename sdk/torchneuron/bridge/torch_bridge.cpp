@@ -25,12 +25,14 @@
  * Errors.  The tensor checks of this file raise c10::ValueError (Python's
  * ValueError); a call of an op on an input that requires grad raises
  * c10::Error (RuntimeError).  What the runner reports (an argument out of
- * range, a fault, a broken device rule, a time limit) is raised, in a
- * Python process, as the exception the Python error hook makes of it
- * (build_custom_op.runner.RunError, a RuntimeError), and what a kernel
- * printed reaches the Python print hook before the call returns; without
- * Python, the runner's message is a c10::Error and the output goes to the
- * standard streams.  The builds are opened with stop_on_interrupt: a call
+ * range, a fault, a broken device rule, a time limit) is raised, on a
+ * thread that has a Python thread state, as the exception the Python error
+ * hook makes of it (build_custom_op.runner.RunError, a RuntimeError), and
+ * what a kernel printed reaches the Python print hook before the call
+ * returns.  A thread that has none (a C++ caller's own thread) never takes
+ * the GIL, which the thread waiting for it may hold: the runner's message
+ * is a c10::Error and the output goes to the standard streams, as in a
+ * process without Python.  The builds are opened with stop_on_interrupt: a call
  * that Ctrl-C stops raises what Python's SIGINT handler raises
  * (KeyboardInterrupt).  After a time limit or Ctrl-C the call's tensors are
  * kept for ever (a core that did not stop may still use them) and the next
@@ -165,6 +167,15 @@ bool python_present()
     return print_hook && Py_IsInitialized();
 }
 
+/* Whether this thread may take the GIL to hand over output and errors: it
+ * has a Python thread state (Python started it, or it runs Python code).
+ * Another thread (a C++ library's worker, say) never waits for the GIL:
+ * the thread that holds it may be the one waiting for this call to end. */
+bool python_thread()
+{
+    return python_present() && PyGILState_GetThisThreadState() != nullptr;
+}
+
 /* Raises, as a C++ exception that PyTorch turns back into it, the Python
  * exception now set (the GIL is held). */
 [[noreturn]] void throw_python_error()
@@ -182,11 +193,12 @@ void hand_over_output()
         return;
     Printed taken;
     std::swap(taken, printed);
-    if (!python_present()) {
+    if (!python_thread()) {
         for (const auto &entry : taken.text)
             fwrite(entry.second.data(), 1, entry.second.size(), entry.first == 0 ? stdout : stderr);
         for (const auto &warning : taken.warnings)
             fprintf(stderr, "warning: %s\n", warning.c_str());
+        fflush(stdout);
         return;
     }
     pybind11::gil_scoped_acquire gil;
@@ -223,7 +235,7 @@ void hand_over_output()
  * Python's main thread; else RunError of kind 'interrupted'. */
 [[noreturn]] void throw_run_error(const struct rco_error &error)
 {
-    if (!python_present())
+    if (!python_thread())
         TORCH_CHECK(false, error.message);
     pybind11::gil_scoped_acquire gil;
     if (error.status == RCO_ERROR_INTERRUPTED && PyErr_CheckSignals() != 0)
