@@ -2,7 +2,8 @@
 # build_custom_op.custom_op and the MLP demo (included by Makefile).
 TORCH_TESTS = tests/torch/test_archive.py tests/torch/test_register.py \
 	tests/torch/test_device.py tests/torch/test_host.py tests/torch/test_mlp.py \
-	tests/torch/test_bundle_command.py tests/torch/test_shape_library.py tests/torch/test_sanitize.py
+	tests/torch/test_bundle_command.py tests/torch/test_shape_library.py tests/torch/test_sanitize.py \
+	tests/torch/test_tracers.py tests/torch/test_autograd_modes.py
 TESTS += $(TORCH_TESTS)
 INSTALL_TARGETS += install-torchneuron
 

@@ -316,9 +316,6 @@ class HostTest(unittest.TestCase):
             (lambda: scale(torch.ones(3, dtype=torch.bool), 1, 1.0, 1), ValueError,
              'argument 1 (Tensor) of test_ops::scale has dtype bool, which the device does not '
              f'have; its dtypes are {dtypes}'),
-            (lambda: scale(torch.ones(3, device='meta'), 1, 1.0, 1), ValueError,
-             'argument 1 (Tensor) of test_ops::scale is on meta; the host emulator runs on CPU '
-             'tensors: pass it with .cpu()'),
             (lambda: scale(torch.ones(3).to_sparse(), 1, 1.0, 1), ValueError,
              'argument 1 (Tensor) of test_ops::scale is a torch.sparse_coo tensor; the device '
              'takes dense (strided) tensors'),
@@ -380,8 +377,11 @@ class HostTest(unittest.TestCase):
                                       torch._ops.OpOverloadPacket)
                 self.assertTrue(torch._C._dispatch_has_kernel_for_dispatch_key(
                     f'{namespace}::{op}', 'CPU'))
-        # The shape function is still the op's catch-all kernel.
+        # The shape function is the op's CompositeExplicitAutograd kernel
+        # (test_tracers.py checks the others).
         self.assertTrue(torch._C._dispatch_has_kernel_for_dispatch_key(
+            'test_ops::scale', 'CompositeExplicitAutograd'))
+        self.assertFalse(torch._C._dispatch_has_kernel_for_dispatch_key(
             'test_ops::scale', 'CompositeImplicitAutograd'))
 
     def test_autograd_is_refused_outside_an_autograd_function(self):

@@ -1,0 +1,250 @@
+"""test_autograd_modes.py - no autograd mode goes through a host op
+silently: reverse mode (requires_grad, torch.func's grad, vjp and jacrev)
+and forward mode (torch.autograd.forward_ad's dual tensors, jvp and jacfwd,
+also under torch.no_grad(), which does not stop forward mode) raise an
+error that names the op; vmap runs the op once per sample; a
+torch.autograd.Function over host ops gives both derivatives; and on
+PyTorch 2.x, torch.library.register_autograd gives an op the user's
+backward, while forward mode through it is still refused."""
+
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture  # noqa: E402
+import tap  # noqa: E402
+
+state = {}
+
+
+def setUpModule():
+    from build_custom_op import custom_op
+    work = state['work'] = tempfile.mkdtemp(prefix='bco-autograd-test.')
+    state['environment'] = dict(os.environ)
+    os.environ['BUILD_CUSTOM_OP_BUNDLES'] = os.path.join(work, 'bundles')
+    os.environ.pop('CUSTOM_OP_TIMEOUT', None)
+    fixture.load([os.path.join(fixture.FIXTURES, 'ops.cpp')],
+                 os.path.join(work, 'fixture'), target='host')
+    custom_op.load('relu', [os.path.join(fixture.MLP, 'element', 'relu.cpp')],
+                   [os.path.join(fixture.MLP, 'shape.cpp')],
+                   build_directory=os.path.join(work, 'mlp'), target='host')
+
+
+def tearDownModule():
+    shutil.rmtree(state['work'], ignore_errors=True)
+    os.environ.clear()
+    os.environ.update(state['environment'])
+
+
+def torch_version():
+    import torch
+    return tuple(int(part) for part in torch.__version__.split('+')[0].split('.')[:2])
+
+
+def func(name):
+    """torch.func's transform name, or functorch's on PyTorch 1.13."""
+    import torch
+    if hasattr(torch, 'func'):
+        return getattr(torch.func, name)
+    import functorch
+    return getattr(functorch, name)
+
+
+def reverse_refusal(op, argument=1):
+    """What a call on an input that requires grad raises."""
+    if torch_version() >= (2, 4):
+        todo = ('give it a derivative with torch.library.register_autograd, call it in the '
+                'forward of a torch.autograd.Function whose backward computes the gradient, '
+                'or call it under torch.no_grad() when no gradient is needed')
+    else:
+        todo = ('call it in the forward of a torch.autograd.Function whose backward computes '
+                'the gradient, or under torch.no_grad() when no gradient is needed')
+    return (f'{op}: argument {argument} requires grad, and {op} has no derivative, so '
+            f'autograd cannot go through it: {todo}')
+
+
+def forward_refusal(op, argument=1):
+    """What a call on an input that has a forward-mode tangent raises."""
+    return (f'{op}: argument {argument} has a forward-mode tangent (a dual tensor of '
+            'torch.autograd.forward_ad, or an input of jvp or jacfwd), and '
+            f'{op} has no forward-mode derivative, so forward-mode AD cannot go through it: '
+            'call it in a torch.autograd.Function whose jvp computes the tangent, or pass '
+            'the primal alone (torch.autograd.forward_ad.unpack_dual(x).primal) when no '
+            'tangent is needed')
+
+
+class AutogradModesTest(unittest.TestCase):
+    def setUp(self):
+        import torch
+        self.torch = torch
+        torch.manual_seed(0)
+
+    def assertSameBits(self, actual, expected):
+        self.assertEqual(actual.dtype, expected.dtype)
+        self.assertEqual(tuple(actual.shape), tuple(expected.shape))
+        self.assertTrue(self.torch.equal(actual, expected), f'{actual} != {expected}')
+
+    def assertRefused(self, call, message):
+        with self.assertRaises(RuntimeError) as caught:
+            call()
+        self.assertEqual(str(caught.exception).split('\n')[0], message)
+
+    def test_reverse_mode(self):
+        torch = self.torch
+        x = torch.randn(2, 3).requires_grad_()
+        twice = torch.ops.test_ops.twice
+        self.assertRefused(lambda: twice(x), reverse_refusal('test_ops::twice'))
+        self.assertRefused(lambda: torch.ops.test_ops.scale(torch.ones(3), 1, 2.0, 3) +
+                           torch.ops.my_ops.relu_backward(torch.ones(3), x[0]),
+                           reverse_refusal('my_ops::relu_backward', 2))
+        with torch.no_grad():
+            self.assertSameBits(twice(x), x.detach() * 2)
+
+    def test_forward_mode(self):
+        torch = self.torch
+        import torch.autograd.forward_ad as fwAD
+        x = torch.randn(2, 3)
+        twice = torch.ops.test_ops.twice
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(x, torch.ones(2, 3))
+            self.assertRefused(lambda: twice(dual), forward_refusal('test_ops::twice'))
+            with torch.no_grad():   # which does not stop forward mode
+                self.assertRefused(lambda: twice(dual), forward_refusal('test_ops::twice'))
+            self.assertRefused(lambda: torch.ops.test_ops.scale(dual, 1, 2.0, 3),
+                               forward_refusal('test_ops::scale'))
+            self.assertRefused(lambda: torch.ops.my_ops.relu_backward(x, dual * 2),
+                               forward_refusal('my_ops::relu_backward', 2))
+            # The primal alone goes through.
+            self.assertSameBits(twice(fwAD.unpack_dual(dual).primal), x * 2)
+
+    def test_torch_func_transforms(self):
+        torch = self.torch
+        x = torch.randn(2, 3)
+        relu = torch.ops.my_ops.relu_forward
+        cases = [
+            ('jvp', lambda: func('jvp')(relu, (x,), (torch.ones(2, 3),)), 'forward'),
+            ('jacfwd', lambda: func('jacfwd')(relu)(x), 'forward'),
+            ('jacrev', lambda: func('jacrev')(relu)(x), 'reverse'),
+            ('grad', lambda: func('grad')(lambda t: relu(t).sum())(x), 'reverse'),
+            ('vjp', lambda: func('vjp')(relu, x), 'reverse'),
+            # jacfwd over jacrev: the reverse pass comes first.
+            ('hessian', lambda: func('hessian')(lambda t: relu(t).sum())(x), 'reverse'),
+        ]
+        for name, call, mode in cases:
+            with self.subTest(transform=name):
+                refusal = forward_refusal if mode == 'forward' else reverse_refusal
+                self.assertRefused(call, refusal('my_ops::relu_forward'))
+
+    def test_vmap_runs_the_op_per_sample(self):
+        torch = self.torch
+        x = torch.randn(4, 3, 5)
+        vmap = func('vmap')
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')   # no batching rule: a loop over the samples
+            self.assertSameBits(vmap(torch.ops.my_ops.relu_forward)(x), torch.relu(x))
+            self.assertSameBits(vmap(torch.ops.test_ops.row_sums)(x),
+                                torch.stack([torch.ops.test_ops.row_sums(t) for t in x]))
+
+    def test_an_autograd_function_gives_both_derivatives(self):
+        torch = self.torch
+        import torch.autograd.forward_ad as fwAD
+        ops = torch.ops.my_ops
+
+        class Relu(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                ctx.save_for_forward(x)
+                return ops.relu_forward(x)
+
+            @staticmethod
+            def backward(ctx, grad):
+                x, = ctx.saved_tensors
+                return ops.relu_backward(grad, x)
+
+            @staticmethod
+            def jvp(ctx, tangent):
+                x, = ctx.saved_tensors
+                return ops.relu_backward(tangent, x)
+
+        x = torch.randn(3, 4)
+        tangent = torch.randn(3, 4)
+        with fwAD.dual_level():
+            ours = fwAD.unpack_dual(Relu.apply(fwAD.make_dual(x, tangent))).tangent
+            theirs = fwAD.unpack_dual(torch.relu(fwAD.make_dual(x, tangent))).tangent
+        self.assertSameBits(ours, theirs)
+        mine = x.clone().requires_grad_()
+        reference = x.clone().requires_grad_()
+        (Relu.apply(mine) * tangent).sum().backward()
+        (torch.relu(reference) * tangent).sum().backward()
+        self.assertSameBits(mine.grad, reference.grad)
+
+
+class RegisterAutogradTest(unittest.TestCase):
+    """torch.library.register_autograd (PyTorch 2.4 and later) on a host op:
+    test_more::negate, which no other test here differentiates."""
+
+    def setUp(self):
+        import torch
+        self.torch = torch
+
+    def test_pytorch_1_has_no_register_autograd(self):
+        torch = self.torch
+        self.assertEqual(hasattr(torch.library, 'register_autograd'),
+                         torch_version() >= (2, 4))
+
+    def test_register_autograd(self):
+        torch = self.torch
+        import torch.autograd.forward_ad as fwAD
+        negate = torch.ops.test_more.negate
+        called = []
+
+        def backward(ctx, grad):
+            called.append(tuple(grad.shape))
+            return negate(grad)
+
+        torch.library.register_autograd('test_more::negate', backward)
+        x = torch.randn(3, 4).requires_grad_()
+        weights = torch.randn(3, 4)
+        (negate(x) * weights).sum().backward()
+        self.assertTrue(torch.equal(x.grad, -weights))
+        self.assertEqual(called, [(3, 4)])
+        # torch.func's transforms refuse the autograd.Function that
+        # register_autograd makes for an op that torch.library.custom_op did
+        # not define (PyTorch's own error).
+        with self.assertRaisesRegex(RuntimeError, 'functorch transforms'):
+            func('grad')(lambda t: (negate(t) * weights).sum())(x.detach())
+        torch.library.opcheck(torch.ops.test_more.negate.default, (x,))
+        # Forward mode still has no derivative.
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(x.detach(), torch.ones(3, 4))
+            with self.assertRaises(RuntimeError) as caught:
+                negate(dual)
+            self.assertEqual(str(caught.exception).split('\n')[0],
+                             forward_refusal('test_more::negate'))
+        with self.assertRaises(RuntimeError) as caught:
+            func('jvp')(negate, (x.detach(),), (torch.ones(3, 4),))
+        self.assertEqual(str(caught.exception).split('\n')[0],
+                         forward_refusal('test_more::negate'))
+
+
+def has_register_autograd():
+    """Whether torch.library has register_autograd (or no PyTorch is
+    importable here: the tests then run again under one that is)."""
+    try:
+        import torch
+    except ImportError:
+        return True
+    return hasattr(torch.library, 'register_autograd')
+
+
+if not has_register_autograd():
+    # test_pytorch_1_has_no_register_autograd checks that it is missing.
+    del RegisterAutogradTest.test_register_autograd
+
+if __name__ == '__main__':
+    tap.main(needs_torch=True)
