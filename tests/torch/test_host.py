@@ -477,6 +477,31 @@ class HostTest(unittest.TestCase):
         self.assertRegex(lines[2], r'^RuntimeError core 0: op fault: .*(SIGSEGV|segmentation)')
         self.assertIn('warning: core 0: op fault: mode 4 warns\n', stderr)
 
+    def test_a_cxx_standard_of_extra_cflags_goes_to_the_compute_build_only(self):
+        import torch
+        from build_custom_op import custom_op
+        out = os.path.join(state['work'], 'standard')
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            custom_op.load('fixture', [os.path.join(fixture.FIXTURES, 'ops.cpp')],
+                           fixture.SHAPES, extra_cflags=fixture.FLAGS + ['-std=gnu++14'],
+                           extra_include_paths=fixture.INCLUDES, build_directory=out,
+                           target='host')
+        self.addCleanup(custom_op.load_library, os.path.join(state['work'], 'fixture',
+                                                             'libfixture.so'), target='host')
+        self.assertEqual([(w.category, str(w.message), w.filename) for w in caught],
+                         [(custom_op.CustomOpWarning,
+                           "load('fixture'): -std=gnu++14 of extra_cflags is passed to the "
+                           'compute build only; the shape library is built in the C++ standard '
+                           f"of PyTorch {torch.__version__} (torch.utils.cpp_extension's own "
+                           '-std=)', __file__)])
+        with open(os.path.join(out, 'libfixturecustomop.build', 'compile_commands.json')) as s:
+            commands = json.load(s)
+        self.assertEqual([os.path.basename(command['arguments'][-1]) for command in commands
+                          if '-std=gnu++14' in command['arguments']],
+                         ['ops.cpp', 'wrapper.cpp'])
+        self.assertSameBits(torch.ops.test_ops.twice(torch.ones(2)), torch.full((2,), 2.0))
+
     def test_the_host_bundles(self):
         from build_custom_op import _archive
         for directory, names in (('fixture', ['libfixturecustomop.so']),
