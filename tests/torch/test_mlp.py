@@ -1,7 +1,8 @@
 """test_mlp.py - examples/mlp, as make demo-torch runs it: for each kernel
 variant, build.py builds the relu ops for the host target and train.py
 trains the MLP with them and with torch.relu and checks that every
-parameter is equal, bit for bit."""
+parameter is equal, bit for bit; and compile.py, on PyTorch 2.x, does the
+same with the model compiled by torch.compile, then exports it."""
 
 import os
 import re
@@ -57,6 +58,35 @@ class MlpTest(unittest.TestCase):
 
     def test_multicore_with_get_dst_tensor(self):
         self.check_variant('multicore')
+
+    def test_compiled_and_exported(self):
+        import torch
+        out = os.path.join(self.work, 'element')
+        status, stdout, stderr = self.run_example('build.py', 'element', out)
+        self.assertEqual(status, 0, stderr)
+        bundle = os.path.join(out, 'librelu.so')
+        if not hasattr(torch.library, 'register_autograd'):
+            status, stdout, stderr = self.run_example('compile.py', bundle)
+            self.assertEqual((status, stdout, stderr), (2, '', (
+                f'compile.py needs PyTorch 2.4 or later (this is {torch.__version__}); on '
+                'PyTorch 1.x, train.py calls the ops in a torch.autograd.Function\n')))
+            return
+        for options in ([], ['--dynamic']):
+            with self.subTest(options=options):
+                status, stdout, stderr = self.run_example('compile.py', bundle, '--steps',
+                                                          str(STEPS), *options)
+                self.assertEqual(status, 0, stdout + stderr)
+                lines = stdout.splitlines()
+                self.assertEqual(len(lines), STEPS + 2, stdout)
+                for step, line in enumerate(lines[:STEPS], 1):
+                    match = re.fullmatch(rf'step {step}: loss (\S+) compiled with the custom '
+                                         r'relu, (\S+) with torch\.relu', line)
+                    self.assertIsNotNone(match, line)
+                    self.assertEqual(match.group(1), match.group(2))
+                self.assertEqual(lines[STEPS:], [
+                    "compiled: every parameter equals torch.relu's, bit for bit",
+                    'exported: the program calls my_ops::relu_forward and computes what the '
+                    'model does'])
 
     def test_a_wrong_relu_is_caught(self):
         # The check can fail: a relu that cuts at 0.01 leaves other weights.
