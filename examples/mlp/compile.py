@@ -14,21 +14,13 @@ torch.autograd.Function).
 BUNDLE is the librelu.so that build.py wrote.
 """
 import argparse
-import os
 import sys
 
-# This directory's profile.py hides the standard library's profile, which
-# torch.compile imports (through cProfile): import that one first.
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or '.') != HERE]
-import cProfile  # noqa: E402,F401
-sys.path.insert(0, HERE)
+import torch
 
-import torch  # noqa: E402
-
-import my_ops  # noqa: E402
-from model import MLP  # noqa: E402
-from train import batches, same_bits, train  # noqa: E402
+import my_ops
+from model import MLP
+from train import batches, same_bits, train
 
 
 def relu_backward(ctx, grad):

@@ -4,7 +4,7 @@
 # multicore), build.py builds the relu ops for the emulated GPSIMD cores
 # (custom_op.load(..., target='host')) and train.py trains the MLP with them
 # and with torch.relu and checks the parameters are equal bit for bit; then
-# profile.py shows each variant's profile on the inference sample's shapes.
+# relu_profile.py shows each variant's profile on the inference sample's shapes.
 set -eu
 cd "$(dirname "$0")"
 python=$(sh ../../sdk/torchneuron/torch-python.sh demo-torch)
@@ -18,6 +18,6 @@ done
 # The relu's profile in each variant, on the official inference sample's
 # shapes: element >> TCM > 8-core TCM, as the documentation ranks them.
 for variant in element tcm multicore; do
-	echo "== $variant: python3 profile.py $out-$variant/librelu.so $variant"
-	"$python" profile.py "$out-$variant/librelu.so" "$variant"
+	echo "== $variant: python3 relu_profile.py $out-$variant/librelu.so $variant"
+	"$python" relu_profile.py "$out-$variant/librelu.so" "$variant"
 done

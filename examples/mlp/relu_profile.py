@@ -1,8 +1,8 @@
-"""profile.py - the device-cost profile of the MLP's relu_forward, on the
+"""relu_profile.py - the device-cost profile of the MLP's relu_forward, on the
 shapes of the official inference sample ([32, 4096] and [32, 2048]), with
 the throughput the cost model gives the whole MLP beside the documented one.
 
-    python3 profile.py BUNDLE VARIANT
+    python3 relu_profile.py BUNDLE VARIANT
 
 BUNDLE is the librelu.so that build.py wrote for VARIANT (element, tcm or
 multicore).  The device times are an estimate from the cost model of
@@ -36,7 +36,7 @@ def cost_constant(name):
 
 def main(argv):
     if len(argv) != 2 or argv[1] not in DOCUMENTED:
-        sys.stderr.write(f'usage: profile.py BUNDLE {"|".join(DOCUMENTED)}\n')
+        sys.stderr.write(f'usage: relu_profile.py BUNDLE {"|".join(DOCUMENTED)}\n')
         return 2
     my_ops.load(argv[0])
     generator = torch.Generator().manual_seed(1)
