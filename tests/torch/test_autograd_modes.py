@@ -8,84 +8,28 @@ PyTorch 2.x, torch.library.register_autograd gives an op the user's
 backward, while forward mode through it is still refused."""
 
 import os
-import shutil
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture  # noqa: E402
 import tap  # noqa: E402
 
-state = {}
-
 
 def setUpModule():
-    from build_custom_op import custom_op
-    work = state['work'] = tempfile.mkdtemp(prefix='bco-autograd-test.')
-    state['environment'] = dict(os.environ)
-    os.environ['BUILD_CUSTOM_OP_BUNDLES'] = os.path.join(work, 'bundles')
-    os.environ.pop('CUSTOM_OP_TIMEOUT', None)
-    fixture.load([os.path.join(fixture.FIXTURES, 'ops.cpp')],
-                 os.path.join(work, 'fixture'), target='host')
-    custom_op.load('relu', [os.path.join(fixture.MLP, 'element', 'relu.cpp')],
-                   [os.path.join(fixture.MLP, 'shape.cpp')],
-                   build_directory=os.path.join(work, 'mlp'), target='host')
+    work = fixture.enter_work_directory('bco-autograd-test.')
+    fixture.load_examples_for_the_host(work)
 
 
 def tearDownModule():
-    shutil.rmtree(state['work'], ignore_errors=True)
-    os.environ.clear()
-    os.environ.update(state['environment'])
+    fixture.leave_work_directory()
 
 
-def torch_version():
-    import torch
-    return tuple(int(part) for part in torch.__version__.split('+')[0].split('.')[:2])
-
-
-def func(name):
-    """torch.func's transform name, or functorch's on PyTorch 1.13."""
-    import torch
-    if hasattr(torch, 'func'):
-        return getattr(torch.func, name)
-    import functorch
-    return getattr(functorch, name)
-
-
-def reverse_refusal(op, argument=1):
-    """What a call on an input that requires grad raises."""
-    if torch_version() >= (2, 4):
-        todo = ('give it a derivative with torch.library.register_autograd, call it in the '
-                'forward of a torch.autograd.Function whose backward computes the gradient, '
-                'or call it under torch.no_grad() when no gradient is needed')
-    else:
-        todo = ('call it in the forward of a torch.autograd.Function whose backward computes '
-                'the gradient, or under torch.no_grad() when no gradient is needed')
-    return (f'{op}: argument {argument} requires grad, and {op} has no derivative, so '
-            f'autograd cannot go through it: {todo}')
-
-
-def forward_refusal(op, argument=1):
-    """What a call on an input that has a forward-mode tangent raises."""
-    return (f'{op}: argument {argument} has a forward-mode tangent (a dual tensor of '
-            'torch.autograd.forward_ad, or an input of jvp or jacfwd), and '
-            f'{op} has no forward-mode derivative, so forward-mode AD cannot go through it: '
-            'call it in a torch.autograd.Function whose jvp computes the tangent, or pass '
-            'the primal alone (torch.autograd.forward_ad.unpack_dual(x).primal) when no '
-            'tangent is needed')
-
-
-class AutogradModesTest(unittest.TestCase):
+class AutogradModesTest(fixture.SameBits, unittest.TestCase):
     def setUp(self):
         import torch
         self.torch = torch
         torch.manual_seed(0)
-
-    def assertSameBits(self, actual, expected):
-        self.assertEqual(actual.dtype, expected.dtype)
-        self.assertEqual(tuple(actual.shape), tuple(expected.shape))
-        self.assertTrue(self.torch.equal(actual, expected), f'{actual} != {expected}')
 
     def assertRefused(self, call, message):
         with self.assertRaises(RuntimeError) as caught:
@@ -96,10 +40,10 @@ class AutogradModesTest(unittest.TestCase):
         torch = self.torch
         x = torch.randn(2, 3).requires_grad_()
         twice = torch.ops.test_ops.twice
-        self.assertRefused(lambda: twice(x), reverse_refusal('test_ops::twice'))
+        self.assertRefused(lambda: twice(x), fixture.reverse_refusal('test_ops::twice'))
         self.assertRefused(lambda: torch.ops.test_ops.scale(torch.ones(3), 1, 2.0, 3) +
                            torch.ops.my_ops.relu_backward(torch.ones(3), x[0]),
-                           reverse_refusal('my_ops::relu_backward', 2))
+                           fixture.reverse_refusal('my_ops::relu_backward', 2))
         with torch.no_grad():
             self.assertSameBits(twice(x), x.detach() * 2)
 
@@ -110,13 +54,13 @@ class AutogradModesTest(unittest.TestCase):
         twice = torch.ops.test_ops.twice
         with fwAD.dual_level():
             dual = fwAD.make_dual(x, torch.ones(2, 3))
-            self.assertRefused(lambda: twice(dual), forward_refusal('test_ops::twice'))
+            self.assertRefused(lambda: twice(dual), fixture.forward_refusal('test_ops::twice'))
             with torch.no_grad():   # which does not stop forward mode
-                self.assertRefused(lambda: twice(dual), forward_refusal('test_ops::twice'))
+                self.assertRefused(lambda: twice(dual), fixture.forward_refusal('test_ops::twice'))
             self.assertRefused(lambda: torch.ops.test_ops.scale(dual, 1, 2.0, 3),
-                               forward_refusal('test_ops::scale'))
+                               fixture.forward_refusal('test_ops::scale'))
             self.assertRefused(lambda: torch.ops.my_ops.relu_backward(x, dual * 2),
-                               forward_refusal('my_ops::relu_backward', 2))
+                               fixture.forward_refusal('my_ops::relu_backward', 2))
             # The primal alone goes through.
             self.assertSameBits(twice(fwAD.unpack_dual(dual).primal), x * 2)
 
@@ -125,23 +69,24 @@ class AutogradModesTest(unittest.TestCase):
         x = torch.randn(2, 3)
         relu = torch.ops.my_ops.relu_forward
         cases = [
-            ('jvp', lambda: func('jvp')(relu, (x,), (torch.ones(2, 3),)), 'forward'),
-            ('jacfwd', lambda: func('jacfwd')(relu)(x), 'forward'),
-            ('jacrev', lambda: func('jacrev')(relu)(x), 'reverse'),
-            ('grad', lambda: func('grad')(lambda t: relu(t).sum())(x), 'reverse'),
-            ('vjp', lambda: func('vjp')(relu, x), 'reverse'),
+            ('jvp', lambda: fixture.transform('jvp')(relu, (x,), (torch.ones(2, 3),)), 'forward'),
+            ('jacfwd', lambda: fixture.transform('jacfwd')(relu)(x), 'forward'),
+            ('jacrev', lambda: fixture.transform('jacrev')(relu)(x), 'reverse'),
+            ('grad', lambda: fixture.transform('grad')(lambda t: relu(t).sum())(x), 'reverse'),
+            ('vjp', lambda: fixture.transform('vjp')(relu, x), 'reverse'),
             # jacfwd over jacrev: the reverse pass comes first.
-            ('hessian', lambda: func('hessian')(lambda t: relu(t).sum())(x), 'reverse'),
+            ('hessian', lambda: fixture.transform('hessian')(lambda t: relu(t).sum())(x),
+             'reverse'),
         ]
         for name, call, mode in cases:
             with self.subTest(transform=name):
-                refusal = forward_refusal if mode == 'forward' else reverse_refusal
+                refusal = fixture.forward_refusal if mode == 'forward' else fixture.reverse_refusal
                 self.assertRefused(call, refusal('my_ops::relu_forward'))
 
     def test_vmap_runs_the_op_per_sample(self):
         torch = self.torch
         x = torch.randn(4, 3, 5)
-        vmap = func('vmap')
+        vmap = fixture.transform('vmap')
         import warnings
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')   # no batching rule: a loop over the samples
@@ -184,7 +129,7 @@ class AutogradModesTest(unittest.TestCase):
         self.assertSameBits(mine.grad, reference.grad)
 
 
-class RegisterAutogradTest(unittest.TestCase):
+class RegisterAutogradTest(fixture.SameBits, unittest.TestCase):
     """torch.library.register_autograd (PyTorch 2.4 and later) on a host op:
     test_more::negate, which no other test here differentiates."""
 
@@ -195,7 +140,7 @@ class RegisterAutogradTest(unittest.TestCase):
     def test_pytorch_1_has_no_register_autograd(self):
         torch = self.torch
         self.assertEqual(hasattr(torch.library, 'register_autograd'),
-                         torch_version() >= (2, 4))
+                         fixture.torch_version() >= (2, 4))
 
     def test_register_autograd(self):
         torch = self.torch
@@ -217,7 +162,7 @@ class RegisterAutogradTest(unittest.TestCase):
         # register_autograd makes for an op that torch.library.custom_op did
         # not define (PyTorch's own error).
         with self.assertRaisesRegex(RuntimeError, 'functorch transforms'):
-            func('grad')(lambda t: (negate(t) * weights).sum())(x.detach())
+            fixture.transform('grad')(lambda t: (negate(t) * weights).sum())(x.detach())
         torch.library.opcheck(torch.ops.test_more.negate.default, (x,))
         # Forward mode still has no derivative.
         with fwAD.dual_level():
@@ -225,11 +170,11 @@ class RegisterAutogradTest(unittest.TestCase):
             with self.assertRaises(RuntimeError) as caught:
                 negate(dual)
             self.assertEqual(str(caught.exception).split('\n')[0],
-                             forward_refusal('test_more::negate'))
+                             fixture.forward_refusal('test_more::negate'))
         with self.assertRaises(RuntimeError) as caught:
-            func('jvp')(negate, (x.detach(),), (torch.ones(3, 4),))
+            fixture.transform('jvp')(negate, (x.detach(),), (torch.ones(3, 4),))
         self.assertEqual(str(caught.exception).split('\n')[0],
-                         forward_refusal('test_more::negate'))
+                         fixture.forward_refusal('test_more::negate'))
 
 
 def has_register_autograd():

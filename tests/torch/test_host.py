@@ -53,7 +53,7 @@ def in_a_fresh_process(lines, *argv, bundles='fresh', timeout=120):
     of its own in the work directory; returns (exit status, stdout, stderr).
     Raises subprocess.TimeoutExpired when it has not ended within timeout
     seconds (it is then killed)."""
-    python = tap.torch_python() or sys.executable
+    python = sys.executable   # one that imports torch: tap.main() saw to it
     script = ('import sys, torch\n'
               f'sys.path.insert(0, {os.path.join(fixture.TOP, "python")!r})\n'
               'from build_custom_op import custom_op\n'
@@ -282,7 +282,7 @@ class HostTest(unittest.TestCase):
                          'the first element read twice, then the share')
 
     def test_output_checks_from_the_environment_in_a_fresh_process(self):
-        python = tap.torch_python() or sys.executable
+        python = sys.executable   # one that imports torch: tap.main() saw to it
         script = (
             'import sys, warnings, torch\n'
             f'sys.path.insert(0, {os.path.join(fixture.TOP, "python")!r})\n'
@@ -345,8 +345,6 @@ class HostTest(unittest.TestCase):
              "Expected a value of type 'float' for argument '_2' but instead found type 'str'."),
             (lambda: scale(x, 1, 1.0, 1.5),
              "Expected a value of type 'int' for argument '_3' but instead found type 'float'."),
-            (lambda: scale(x, 2**70, 1.0, 1),
-             "Expected a value of type 'number' for argument '_1' but instead found type 'int'."),
             (lambda: scale(x, 1, 1.0),
              f"is missing value for argument '_3'. Declaration: {declaration}"),
         ]
@@ -356,6 +354,14 @@ class HostTest(unittest.TestCase):
                     call()
                 self.assertEqual(str(caught.exception).split('\n')[0],
                                  f'test_ops::scale() {message}')
+        # An int beyond 64 bits: PyTorch 1.13's schema refuses it, 2.x's
+        # binding cannot convert it.
+        with self.assertRaises((RuntimeError, OverflowError)) as caught:
+            scale(x, 2**70, 1.0, 1)
+        self.assertEqual(str(caught.exception).split('\n')[0],
+                         "test_ops::scale() Expected a value of type 'number' for argument '_1' "
+                         "but instead found type 'int'." if fixture.torch_version() < (2, 0)
+                         else 'int too big to convert')
         # By name, as the schema names them.
         self.assertSameBits(scale(x, 1, 2.0, _3=1), torch.full((3,), 3.0))
 
@@ -389,11 +395,7 @@ class HostTest(unittest.TestCase):
         x = torch.tensor([1.0, -2.0]).requires_grad_()
         with self.assertRaises(RuntimeError) as caught:
             torch.ops.test_ops.twice(x)
-        self.assertEqual(str(caught.exception),
-                         'test_ops::twice: argument 1 requires grad, and test_ops::twice has no '
-                         'derivative, so autograd cannot go through it: call it in the forward '
-                         'of a torch.autograd.Function whose backward computes the gradient, or '
-                         'under torch.no_grad() when no gradient is needed')
+        self.assertEqual(str(caught.exception), fixture.reverse_refusal('test_ops::twice'))
         with torch.no_grad():
             self.assertSameBits(torch.ops.test_ops.twice(x), torch.tensor([2.0, -4.0]))
         y = torch.ops.test_ops.twice(x.detach())

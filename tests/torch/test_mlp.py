@@ -31,6 +31,18 @@ class MlpTest(unittest.TestCase):
                               capture_output=True, text=True)
         return done.returncode, done.stdout, done.stderr
 
+    def check_losses(self, stdout, what):
+        """The STEPS lines of equal losses stdout starts with, of two more
+        lines, which are returned."""
+        lines = stdout.splitlines()
+        self.assertEqual(len(lines), STEPS + 2, stdout)
+        for step, line in enumerate(lines[:STEPS], 1):
+            match = re.fullmatch(rf'step {step}: loss (\S+) {what}, (\S+) with torch\.relu',
+                                 line)
+            self.assertIsNotNone(match, line)
+            self.assertEqual(match.group(1), match.group(2))
+        return lines[STEPS:]
+
     def check_variant(self, variant):
         out = os.path.join(self.work, variant)
         status, stdout, stderr = self.run_example('build.py', variant, out)
@@ -38,17 +50,11 @@ class MlpTest(unittest.TestCase):
         status, stdout, stderr = self.run_example('train.py', os.path.join(out, 'librelu.so'),
                                                   '--steps', str(STEPS))
         self.assertEqual(status, 0, stdout + stderr)
-        lines = stdout.splitlines()
-        self.assertEqual(len(lines), STEPS + 2, stdout)
-        for step, line in enumerate(lines[:STEPS], 1):
-            match = re.fullmatch(rf'step {step}: loss (\S+) with the custom relu, (\S+) with '
-                                 r'torch\.relu', line)
-            self.assertIsNotNone(match, line)
-            self.assertEqual(match.group(1), match.group(2))
-        self.assertRegex(lines[STEPS], rf'^{STEPS} steps: \S+ steps/s with the custom relu, '
-                                       r'\S+ steps/s with torch\.relu$')
-        self.assertEqual(lines[STEPS + 1], "every parameter (6 tensors, 105214 values) equals "
-                                           "torch.relu's, bit for bit")
+        lines = self.check_losses(stdout, 'with the custom relu')
+        self.assertRegex(lines[0], rf'^{STEPS} steps: \S+ steps/s with the custom relu, '
+                                   r'\S+ steps/s with torch\.relu$')
+        self.assertEqual(lines[1], "every parameter (6 tensors, 105214 values) equals "
+                                   "torch.relu's, bit for bit")
 
     def test_element_accessor(self):
         self.check_variant('element')
@@ -76,14 +82,7 @@ class MlpTest(unittest.TestCase):
                 status, stdout, stderr = self.run_example('compile.py', bundle, '--steps',
                                                           str(STEPS), *options)
                 self.assertEqual(status, 0, stdout + stderr)
-                lines = stdout.splitlines()
-                self.assertEqual(len(lines), STEPS + 2, stdout)
-                for step, line in enumerate(lines[:STEPS], 1):
-                    match = re.fullmatch(rf'step {step}: loss (\S+) compiled with the custom '
-                                         r'relu, (\S+) with torch\.relu', line)
-                    self.assertIsNotNone(match, line)
-                    self.assertEqual(match.group(1), match.group(2))
-                self.assertEqual(lines[STEPS:], [
+                self.assertEqual(self.check_losses(stdout, 'compiled with the custom relu'), [
                     "compiled: every parameter equals torch.relu's, bit for bit",
                     'exported: the program calls my_ops::relu_forward and computes what the '
                     'model does'])

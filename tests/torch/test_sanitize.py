@@ -120,7 +120,7 @@ class SanitizeTest(unittest.TestCase):
         others = os.environ.get('LD_PRELOAD', '')
         environment = dict(os.environ, ASAN_OPTIONS=options,
                            LD_PRELOAD=others if preload in others else f'{preload}:{others}')
-        done = subprocess.run([tap.torch_python() or sys.executable, '-c', script],
+        done = subprocess.run([sys.executable, '-c', script],
                               env=environment, capture_output=True, text=True)
         line = fixture.line_of(KERNEL, 'largest = block[i] > largest')
         where = f'{KERNEL}:{line}:19' if 'libclang_rt' in preload else f'{KERNEL}:{line}'

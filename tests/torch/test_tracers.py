@@ -8,9 +8,7 @@ the op and computes what eager calls do on new inputs."""
 
 import os
 import re
-import shutil
 import sys
-import tempfile
 import unittest
 import warnings
 
@@ -18,20 +16,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture  # noqa: E402
 import tap  # noqa: E402
 
-state = {}
-
 
 def setUpModule():
     from build_custom_op import custom_op
-    work = state['work'] = tempfile.mkdtemp(prefix='bco-tracers-test.')
-    state['environment'] = dict(os.environ)
-    os.environ['BUILD_CUSTOM_OP_BUNDLES'] = os.path.join(work, 'bundles')
-    os.environ.pop('CUSTOM_OP_TIMEOUT', None)
-    fixture.load([os.path.join(fixture.FIXTURES, 'ops.cpp')],
-                 os.path.join(work, 'fixture'), target='host')
-    custom_op.load('relu', [os.path.join(fixture.MLP, 'element', 'relu.cpp')],
-                   [os.path.join(fixture.MLP, 'shape.cpp')],
-                   build_directory=os.path.join(work, 'mlp'), target='host')
+    work = fixture.enter_work_directory('bco-tracers-test.')
+    fixture.load_examples_for_the_host(work)
     # test_extra::twice, whose shape function keeps sizes symbolic, and
     # test_extra::iota, which has no tensor argument.
     custom_op.load('extra', [os.path.join(fixture.FIXTURES, 'ops.cpp')],
@@ -40,23 +29,12 @@ def setUpModule():
 
 
 def tearDownModule():
-    shutil.rmtree(state['work'], ignore_errors=True)
-    os.environ.clear()
-    os.environ.update(state['environment'])
+    fixture.leave_work_directory()
 
 
 def torch_major():
     import torch
     return int(torch.__version__.split('.')[0])
-
-
-def func(name):
-    """torch.func's transform name, or functorch's on PyTorch 1.13."""
-    import torch
-    if hasattr(torch, 'func'):
-        return getattr(torch.func, name)
-    import functorch
-    return getattr(functorch, name)
 
 
 # The examples' ops: (op, a function of a tensor x that calls it, what it
@@ -124,16 +102,11 @@ def table_of(name):
     return table
 
 
-class TracerTest(unittest.TestCase):
+class TracerTest(fixture.SameBits, unittest.TestCase):
     def setUp(self):
         import torch
         self.torch = torch
         torch.manual_seed(0)
-
-    def assertSameBits(self, actual, expected):
-        self.assertEqual(actual.dtype, expected.dtype)
-        self.assertEqual(tuple(actual.shape), tuple(expected.shape))
-        self.assertTrue(self.torch.equal(actual, expected), f'{actual} != {expected}')
 
     def inputs(self, *shape):
         return self.torch.randn(*shape)
@@ -184,12 +157,13 @@ class TracerTest(unittest.TestCase):
 
     def test_a_shape_function_that_is_composite_implicit_is_refused(self):
         from build_custom_op import custom_op
-        out = os.path.join(state['work'], 'old')
+        out = os.path.join(fixture.work_directory(), 'old')
         with self.assertRaises(custom_op.CustomOpError) as caught:
             custom_op.load('old', [os.path.join(fixture.FIXTURES, 'ops.cpp')],
                            [os.path.join(fixture.FIXTURES, 'shape_old.cpp')],
                            build_directory=out, target='host')
-        base = os.path.join(os.environ['BUILD_CUSTOM_OP_BUNDLES'], '[0-9a-f]+', 'liboldcustomop')
+        base = os.path.join(re.escape(os.environ['BUILD_CUSTOM_OP_BUNDLES']), '[0-9a-f]+',
+                            'liboldcustomop')
         self.assertRegex(caught.exception.message, re.escape(
             "load('old'): step 6 of 6, registering the ops [") + base + re.escape(
             ']: the shape function of test_old::twice is not the op\'s '
@@ -287,7 +261,7 @@ class TracerTest(unittest.TestCase):
 
     def test_functionalize(self):
         from torch.fx.experimental.proxy_tensor import make_fx
-        functionalize = func('functionalize')
+        functionalize = fixture.transform('functionalize')
         for name, call, check, shape in examples():
             with self.subTest(op=name):
                 eager = functionalize(call)
@@ -317,7 +291,7 @@ class TracerTest(unittest.TestCase):
             self.assertTrue(torch.allclose(traced(x), reference(x)))
 
 
-class Torch2Test(unittest.TestCase):
+class Torch2Test(fixture.SameBits, unittest.TestCase):
     """torch.compile, torch.export and torch.library.opcheck: PyTorch 2.x."""
 
     def setUp(self):
@@ -326,11 +300,6 @@ class Torch2Test(unittest.TestCase):
         torch.manual_seed(0)
         if hasattr(torch, '_dynamo'):
             torch._dynamo.reset()
-
-    def assertSameBits(self, actual, expected):
-        self.assertEqual(actual.dtype, expected.dtype)
-        self.assertEqual(tuple(actual.shape), tuple(expected.shape))
-        self.assertTrue(self.torch.equal(actual, expected), f'{actual} != {expected}')
 
     def test_pytorch_1_has_none_of_these(self):
         torch = self.torch
