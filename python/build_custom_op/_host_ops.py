@@ -15,8 +15,9 @@ Exceptions a call raises: RuntimeError when PyTorch's schema refuses an
 argument; TypeError for a complex number; ValueError for a tensor the
 device cannot take (another device, a dtype the device does not have, a
 sparse layout) or a shape function that returns such a dtype;
-RuntimeError when an input requires grad or has a forward-mode tangent
-(the op has no derivative: call it inside a torch.autograd.Function); and
+RuntimeError when an input has a forward-mode tangent, and from a
+backward through an op (the op has no derivative: call it inside a
+torch.autograd.Function); and
 build_custom_op.runner.RunError (a RuntimeError) with the runner's core, op
 and kind for what the runner reports: a number out of its kind's range, a
 fault or broken device rule in the kernel, an output element no core wrote

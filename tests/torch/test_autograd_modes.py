@@ -37,15 +37,26 @@ class AutogradModesTest(fixture.SameBits, unittest.TestCase):
         self.assertEqual(str(caught.exception).split('\n')[0], message)
 
     def test_reverse_mode(self):
+        """A call on an input that requires grad runs; a backward through
+        it raises."""
         torch = self.torch
         x = torch.randn(2, 3).requires_grad_()
         twice = torch.ops.test_ops.twice
-        self.assertRefused(lambda: twice(x), fixture.reverse_refusal('test_ops::twice'))
-        self.assertRefused(lambda: torch.ops.test_ops.scale(torch.ones(3), 1, 2.0, 3) +
-                           torch.ops.my_ops.relu_backward(torch.ones(3), x[0]),
+        self.assertRefused(lambda: twice(x).sum().backward(),
+                           fixture.reverse_refusal('test_ops::twice'))
+        self.assertRefused(lambda: torch.autograd.grad(twice(x).sum(), x),
+                           fixture.reverse_refusal('test_ops::twice'))
+        y = torch.ops.my_ops.relu_backward(torch.ones(2, 3), x)
+        self.assertRefused(lambda: y.sum().backward(),
                            fixture.reverse_refusal('my_ops::relu_backward', 2))
+        # A backward that does not reach the op runs.
+        w = torch.ones(3).requires_grad_()
+        (torch.ops.test_ops.twice(x[0]) * w).sum().backward(inputs=[w])
+        self.assertSameBits(w.grad, x[0].detach() * 2)
         with torch.no_grad():
-            self.assertSameBits(twice(x), x.detach() * 2)
+            y = twice(x)
+        self.assertSameBits(y, x.detach() * 2)
+        self.assertFalse(y.requires_grad)
 
     def test_forward_mode(self):
         torch = self.torch
@@ -73,10 +84,10 @@ class AutogradModesTest(fixture.SameBits, unittest.TestCase):
             ('jacfwd', lambda: fixture.transform('jacfwd')(relu)(x), 'forward'),
             ('jacrev', lambda: fixture.transform('jacrev')(relu)(x), 'reverse'),
             ('grad', lambda: fixture.transform('grad')(lambda t: relu(t).sum())(x), 'reverse'),
-            ('vjp', lambda: fixture.transform('vjp')(relu, x), 'reverse'),
-            # jacfwd over jacrev: the reverse pass comes first.
+            ('vjp', lambda: fixture.transform('vjp')(relu, x)[1](torch.ones(2, 3)), 'reverse'),
+            # jacfwd over jacrev: the op sees the tangent in the forward pass.
             ('hessian', lambda: fixture.transform('hessian')(lambda t: relu(t).sum())(x),
-             'reverse'),
+             'forward'),
         ]
         for name, call, mode in cases:
             with self.subTest(transform=name):

@@ -390,11 +390,15 @@ class HostTest(unittest.TestCase):
         self.assertFalse(torch._C._dispatch_has_kernel_for_dispatch_key(
             'test_ops::scale', 'CompositeImplicitAutograd'))
 
-    def test_autograd_is_refused_outside_an_autograd_function(self):
+    def test_a_backward_through_an_op_is_refused(self):
         torch = self.torch
         x = torch.tensor([1.0, -2.0]).requires_grad_()
+        y = torch.ops.test_ops.twice(x)   # runs: torch.export, say, runs no backward
+        self.assertSameBits(y.detach(), torch.tensor([2.0, -4.0]))
+        self.assertEqual((y.requires_grad, y.grad_fn.name()),
+                         (True, 'test_ops::twice (no derivative)'))
         with self.assertRaises(RuntimeError) as caught:
-            torch.ops.test_ops.twice(x)
+            y.sum().backward()
         self.assertEqual(str(caught.exception), fixture.reverse_refusal('test_ops::twice'))
         with torch.no_grad():
             self.assertSameBits(torch.ops.test_ops.twice(x), torch.tensor([2.0, -4.0]))

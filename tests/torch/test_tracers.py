@@ -372,6 +372,26 @@ class Torch2Test(fixture.SameBits, unittest.TestCase):
                     x = torch.randn(*shape)
                     self.assertSameBits(program.module()(x), check(x))
 
+    def test_torch_export_of_a_model_with_parameters(self):
+        """Parameters require grad: export's trace runs the op on inputs
+        that require grad, and no backward."""
+        torch = self.torch
+
+        class Model(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = torch.nn.Linear(4, 3)
+
+            def forward(self, x):
+                return torch.ops.my_ops.relu_forward(self.linear(x))
+
+        model = Model()
+        exported = torch.export.export(model, (torch.randn(2, 4),)).run_decompositions()
+        self.assertIn('my_ops::relu_forward', called_ops(exported.graph_module))
+        x = torch.randn(2, 4)   # export specialises the sizes
+        with torch.no_grad():
+            self.assertSameBits(exported.module()(x), torch.relu(model.linear(x)))
+
     def test_opcheck(self):
         torch = self.torch
         x = torch.randn(3, 4)
@@ -410,7 +430,8 @@ def torch_2_or_unknown():
 if not torch_2_or_unknown():
     # What PyTorch 1.13 does not have: test_pytorch_1_has_none_of_these checks that.
     for name in ('test_torch_compile', 'test_torch_compile_with_dynamic_sizes',
-                 'test_torch_export', 'test_opcheck'):
+                 'test_torch_export', 'test_torch_export_of_a_model_with_parameters',
+                 'test_opcheck'):
         delattr(Torch2Test, name)
 
 if __name__ == '__main__':

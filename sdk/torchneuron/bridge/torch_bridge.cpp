@@ -20,9 +20,10 @@
  *     names the argument the host emulator cannot take;
  *   - BackendSelect, for an op without a tensor argument: sends the call
  *     to the CPU kernel (PyTorch would find no backend in its arguments);
- *   - Autograd: refuses a call on an input that requires grad while grad
- *     mode is on, and one on an input that has a forward-mode tangent (the
- *     op has no derivative), and otherwise goes on below autograd;
+ *   - Autograd: the op has no derivative: a call on an input that has a
+ *     forward-mode tangent is refused, and an input that requires grad
+ *     while grad mode is on gives the output a grad_fn whose backward
+ *     raises (a trace that runs no backward, torch.export's, goes on);
  *     ADInplaceOrView refuses a tangent too, for when another Autograd
  *     kernel replaces this one (torch.library.register_autograd gives no
  *     forward-mode derivative).
@@ -39,17 +40,18 @@
  * so it links against no copy of that library of its own.
  *
  * Errors.  The tensor checks of this file raise c10::ValueError (Python's
- * ValueError); a call of an op on an input that requires grad or has a
- * tangent raises c10::Error (RuntimeError).  What the runner reports (an
- * argument out of range, a fault, a broken device rule, a time limit) is
- * raised, on a thread that has a Python thread state, as the exception the
- * Python error hook makes of it (build_custom_op.runner.RunError, a
- * RuntimeError), and what a kernel printed reaches the Python print hook
- * before the call returns.  A thread that has none (a C++ caller's own
- * thread) never takes the GIL, which the thread waiting for it may hold:
- * the runner's message is a c10::Error and the output goes to the standard
- * streams, as in a process without Python.  The builds are opened with stop_on_interrupt: a call
- * that Ctrl-C stops raises what Python's SIGINT handler raises
+ * ValueError); a call of an op on an input that has a tangent raises
+ * c10::Error, and a backward through an op std::runtime_error (both
+ * RuntimeError in Python).  What the runner reports (an argument out of
+ * range, a fault, a broken device rule, a time limit) is raised, on a
+ * thread that has a Python thread state, as the exception the Python error
+ * hook makes of it (build_custom_op.runner.RunError, a RuntimeError), and
+ * what a kernel printed reaches the Python print hook before the call
+ * returns.  A thread that has none (a C++ caller's own thread) never takes
+ * the GIL, which the thread waiting for it may hold: the runner's message
+ * is a c10::Error and the output goes to the standard streams, as in a
+ * process without Python.  The builds are opened with stop_on_interrupt: a
+ * call that Ctrl-C stops raises what Python's SIGINT handler raises
  * (KeyboardInterrupt).  After a time limit or Ctrl-C the call's tensors are
  * kept for ever (a core that did not stop may still use them) and the next
  * call opens the build again.  In a child of fork() (a DataLoader worker,
@@ -71,6 +73,8 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/GradMode.h>
 #include <torch/csrc/Exceptions.h>
+#include <torch/csrc/autograd/functions/basic_ops.h>
+#include <torch/csrc/autograd/functions/utils.h>
 #include <torch/csrc/autograd/variable.h>
 #include <torch/library.h>
 #include <torch/version.h>
@@ -720,8 +724,8 @@ public:
     void operator()(const c10::OperatorHandle &op, c10::DispatchKeySet keys,
                     torch::jit::Stack *stack)
     {
-        c10::DispatchKeySet below =
-            keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, c10::DispatchKey::BackendSelect);
+        c10::DispatchKeySet below = keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER,
+                                                               c10::DispatchKey::BackendSelect);
         if (below.highestPriorityTypeId() == c10::DispatchKey::Undefined)
             below = below | c10::DispatchKeySet(c10::DispatchKey::CPU);
         op.redispatchBoxed(below, stack);
@@ -760,7 +764,46 @@ void refuse_forward_mode(const OpEntry &entry, c10::ArrayRef<c10::IValue> values
     }
 }
 
-/* Autograd: the op has no derivative, in either mode. */
+/* The backward of an op's output whose input required grad: there is
+ * none, so a backward that reaches it raises (Error's apply throws msg). */
+class NoDerivative final : public torch::autograd::Error {
+public:
+    NoDerivative(const std::string &op, std::string message, torch::autograd::edge_list &&edges)
+        : Error(std::move(message), std::move(edges)), name_(op + " (no derivative)")
+    {
+    }
+
+    std::string name() const override { return name_; }
+
+private:
+    std::string name_;
+};
+
+/* A new autograd node, owned as this PyTorch's graph owns them: through a
+ * std::shared_ptr, or a c10::intrusive_ptr in later versions (the type of
+ * Edge::function picks the overload). */
+using NodePointer = decltype(torch::autograd::Edge::function);
+
+template <typename T, typename... Arguments>
+std::shared_ptr<torch::autograd::Node> new_node(std::shared_ptr<torch::autograd::Node> *,
+                                                Arguments &&...arguments)
+{
+    return std::make_shared<T>(std::forward<Arguments>(arguments)...);
+}
+
+template <typename T, typename... Arguments>
+c10::intrusive_ptr<torch::autograd::Node> new_node(c10::intrusive_ptr<torch::autograd::Node> *,
+                                                   Arguments &&...arguments)
+{
+    return c10::make_intrusive<T>(std::forward<Arguments>(arguments)...);
+}
+
+/* Autograd: the op has no derivative, in either mode.  A tangent is
+ * refused at the call (forward mode computes it there).  An input that
+ * requires grad, with grad mode on, gives the output a NoDerivative
+ * grad_fn, so that a backward through the op raises, while a call whose
+ * output no backward reaches (torch.export's trace of a model whose
+ * parameters require grad, inference without torch.no_grad()) runs. */
 class AutogradKernel final : public c10::OperatorKernel {
 public:
     explicit AutogradKernel(std::shared_ptr<OpEntry> entry) : entry_(std::move(entry)) {}
@@ -770,17 +813,32 @@ public:
     {
         size_t count = op.schema().arguments().size();
         auto values = torch::jit::last(*stack, count);
+        refuse_forward_mode(*entry_, values);
+        size_t requiring = count;
+        torch::autograd::edge_list edges;
         if (c10::GradMode::is_enabled()) {
             for (size_t i = 0; i < count; i++) {
-                TORCH_CHECK(!(values[i].isTensor() && values[i].toTensor().requires_grad()),
-                            entry_->qualified, ": argument ", i + 1, " requires grad, and ",
-                            entry_->qualified, " has no derivative, so autograd cannot go "
-                            "through it: " WHAT_GIVES_A_DERIVATIVE);
+                if (!values[i].isTensor() || !values[i].toTensor().defined())
+                    continue;
+                const at::Tensor &tensor = values[i].toTensor();
+                if (tensor.requires_grad() && requiring == count)
+                    requiring = i;
+                edges.push_back(torch::autograd::impl::gradient_edge(tensor));
             }
         }
-        refuse_forward_mode(*entry_, values);
-        at::AutoDispatchBelowADInplaceOrView guard;
-        op.redispatchBoxed(keys & c10::after_autograd_keyset, stack);
+        {
+            at::AutoDispatchBelowADInplaceOrView guard;
+            op.redispatchBoxed(keys & c10::after_autograd_keyset, stack);
+        }
+        if (requiring == count)
+            return;
+        NodePointer backward = new_node<NoDerivative>(
+            static_cast<NodePointer *>(nullptr), entry_->qualified,
+            entry_->qualified + ": argument " + std::to_string(requiring + 1) +
+                " requires grad, and " + entry_->qualified +
+                " has no derivative, so autograd cannot go through it: " WHAT_GIVES_A_DERIVATIVE,
+            std::move(edges));
+        torch::autograd::set_history(stack->back().toTensor(), backward);
     }
 
 private:
