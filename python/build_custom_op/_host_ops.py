@@ -12,16 +12,21 @@ bridge, opens each bundle's compute library through it and registers the
 ops; the checks of a call are the bridge's and the runner's (run/check.c).
 
 Exceptions a call raises: RuntimeError when PyTorch's schema refuses an
-argument; TypeError for a complex number; ValueError for a tensor the device cannot take (another device,
-a dtype the device does not have, a sparse layout) or a shape function
-that returns such a dtype; RuntimeError when an input requires grad
-(the op has no derivative: call it inside a torch.autograd.Function); and
+argument; TypeError for a complex number; ValueError for a tensor the
+device cannot take (another device, a dtype the device does not have, a
+sparse layout) or a shape function that returns such a dtype;
+RuntimeError when an input has a forward-mode tangent, and from a
+backward through an op (the op has no derivative: call it inside a
+torch.autograd.Function); and
 build_custom_op.runner.RunError (a RuntimeError) with the runner's core, op
 and kind for what the runner reports: a number out of its kind's range, a
 fault or broken device rule in the kernel, an output element no core wrote
 ('op'), a time limit ('timeout'); and KeyboardInterrupt when Ctrl-C stops a
-call (the next call opens the build again).  Called from TorchScript, each becomes the interpreter's
-RuntimeError with the same message.  Imports torch.
+call (the next call opens the build again).  Called from TorchScript, each
+becomes the interpreter's RuntimeError with the same message.  On a thread
+Python did not start (a C++ caller's), RunError is a RuntimeError of the
+runner's message and what the kernel printed goes to the standard streams.
+Imports torch.
 """
 
 import ctypes
@@ -200,3 +205,28 @@ def register(base, ops, timeout=None):
         current = namespace.__dict__.get(op.op)
         if current is not None and not isinstance(current, torch._ops.OpOverloadPacket):
             delattr(namespace, op.op)   # what an earlier load of a device build put there
+        _let_symbolic_sizes_reach_the_meta_kernel(getattr(namespace, op.op).default)
+
+
+def _let_symbolic_sizes_reach_the_meta_kernel(overload):
+    """PyTorch 1.13's FakeTensorMode runs an op's Meta kernel on tensors
+    with symbolic sizes (make_fx's symbolic tracing) only for the ops of a
+    list of its own, or through a Python function of
+    torch._meta_registrations.meta_table; for a host op, this puts there
+    one that runs the bridge's Meta kernel (which specialises the sizes the
+    shape function reads) and makes the fake output of its sizes and dtype.
+    PyTorch 2.x runs the Meta kernel itself."""
+    from torch._subclasses import fake_tensor
+    if not hasattr(fake_tensor.FakeTensorMode, 'functions_with_cpp_meta_impl_that_support_symint'):
+        return
+    from torch._meta_registrations import meta_table
+    from torch.utils._mode_utils import no_dispatch
+
+    def fake_output(*args, **kwargs):
+        tensors = [arg for arg in args if isinstance(arg, fake_tensor.FakeTensor)]
+        with no_dispatch(), fake_tensor.in_kernel_invocation_manager(tensors[0].fake_mode):
+            output = overload(*args, **kwargs)
+        # Under the fake mode again: a fake tensor on the inputs' device.
+        return torch.empty(output.shape, dtype=output.dtype, device=tensors[0].device)
+
+    meta_table.setdefault(overload, fake_output)

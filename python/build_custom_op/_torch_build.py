@@ -84,8 +84,17 @@ def _cpp_extension():
     if 'torch.utils.cpp_extension' in sys.modules:
         return sys.modules['torch.utils.cpp_extension']
     captured = io.StringIO()
-    with contextlib.redirect_stderr(captured):
-        import torch.utils.cpp_extension as cpp_extension
+    try:
+        with contextlib.redirect_stderr(captured):
+            import torch.utils.cpp_extension as cpp_extension
+    except ModuleNotFoundError as error:
+        if error.name != 'setuptools':
+            raise
+        # Python 3.12's virtual environments come without it.
+        raise TorchBuildError(f'torch.utils.cpp_extension, which compiles against PyTorch, '
+                              f'needs setuptools, which {sys.executable} cannot import: '
+                              f'install it ({sys.executable} -m pip install setuptools)') \
+            from None
     for line in captured.getvalue().splitlines(keepends=True):
         if not line.startswith('No CUDA runtime is found') and sys.stderr is not None:
             sys.stderr.write(line)

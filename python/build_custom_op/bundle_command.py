@@ -42,7 +42,8 @@ Options:
   -I DIR                 an include directory of the shape sources
                          (extra_include_paths; the compute build does not see it)
   -D NAME[=VALUE]        define a macro in both builds (extra_cflags)
-      --cflag FLAG       pass FLAG to both builds (extra_cflags)
+      --cflag FLAG       pass FLAG to both builds (extra_cflags; -std=... to the
+                         compute build only)
       --multicore        eight compute libraries, one per GPSIMD core
       --target T         xtensa (the device) or host (this machine's emulated
                          cores); default: $CUSTOM_OP_TARGET, else xtensa

@@ -83,7 +83,8 @@ class CustomOpError(BuildError):
 
 
 class CustomOpWarning(UserWarning):
-    """load() built and wrote a bundle but could not register its ops."""
+    """load() built and wrote a bundle but could not register its ops, or
+    passed a flag of extra_cflags to one of its two builds only."""
 
 
 # --- arguments ----------------------------------------------------------------
@@ -312,17 +313,17 @@ def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[]
     lib<name>customop.so).  compute_srcs: the kernels' C++ files.
     shape_srcs: the shape functions' C++ files, which register the ops with
     NEURON_LIBRARY (torchneuron/register.h).  extra_cflags: flags of both
-    builds; extra_include_paths: include directories of the shape library.
-    build_directory: where lib<name>.so is written (no bundle without it).
-    multicore: eight compute libraries, one per GPSIMD core.  verbose:
-    print each step and command.  target: 'xtensa' or 'host' (default:
-    $CUSTOM_OP_TARGET, else 'xtensa').  timeout: the seconds a call of a
-    host op may take (default: $CUSTOM_OP_TIMEOUT, else no limit), and the
-    longest load() waits for a cache entry that another process is
-    building.
-    sanitize: the compute build's sanitizers, as compile() takes them
-    (host target only); the shape library is built as without them, with
-    torch's flags.
+    builds, but for a C++ standard (-std=...), which only the compute build
+    gets (with a CustomOpWarning); extra_include_paths: include
+    directories of the shape library.  build_directory: where lib<name>.so
+    is written (no bundle without it).  multicore: eight compute libraries,
+    one per GPSIMD core.  verbose: print each step and command.  target:
+    'xtensa' or 'host' (default: $CUSTOM_OP_TARGET, else 'xtensa').
+    timeout: the seconds a call of a host op may take (default:
+    $CUSTOM_OP_TIMEOUT, else no limit), and the longest load() waits for a
+    cache entry that another process is building.  sanitize: the compute
+    build's sanitizers, as compile() takes them (host target only); the
+    shape library is built as without them, with torch's flags.
 
     On the host target, torch.ops.<ns>.<op> then runs the kernel on the
     emulated cores.  On the device target the ops are registered for
@@ -362,7 +363,8 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
     with _torch_build.waiting_at_most(timeout):
         try:
             shape_path, shape_data = _shape_library.build_and_load(
-                name, shape_srcs, extra_cflags, extra_include_paths, verbose)
+                name, shape_srcs, _shape_cflags(extra_cflags, steps.function),
+                extra_include_paths, verbose)
         except _shape_library.ShapeLibraryError as error:
             raise steps.fail(1, 'building the shape library', str(error),
                              ', '.join(shape_srcs)) from None
@@ -419,6 +421,24 @@ def _check_op_names(shape_srcs, target, steps):
         raise steps.fail(1, 'checking the ops of the shape sources',
                          f'{where.path}:{where.line}: m.def("{where.op}", ..., "{where.fn}"): '
                          f'{error.message}', where.path) from None
+
+
+_STANDARD = re.compile(r'--?std=')
+
+
+def _shape_cflags(extra_cflags, function):
+    """The extra_cflags of the shape library: all but a C++ standard
+    (-std=...), which goes to the compute build only, as the shape library
+    is built in the standard PyTorch's headers need (cpp_extension's own
+    -std=: C++14 for PyTorch 1.x, C++17 for 2.x).  A CustomOpWarning says
+    so."""
+    standards = [flag for flag in extra_cflags if _STANDARD.match(flag)]
+    if standards:
+        warnings.warn(f'{function}: {" ".join(standards)} of extra_cflags is passed to the '
+                      'compute build only; the shape library is built in the C++ standard of '
+                      f'PyTorch {torch.__version__} (torch.utils.cpp_extension\'s own -std=)',
+                      CustomOpWarning, stacklevel=_caller_stacklevel())
+    return [flag for flag in extra_cflags if not _STANDARD.match(flag)]
 
 
 def _check_bundle_is_no_source(bundle_path, shape_srcs, compute_srcs, function):

@@ -3,7 +3,8 @@
 TORCH_TESTS = tests/torch/test_archive.py tests/torch/test_register.py \
 	tests/torch/test_device.py tests/torch/test_host.py tests/torch/test_mlp.py \
 	tests/torch/test_bundle_command.py tests/torch/test_shape_library.py tests/torch/test_sanitize.py \
-	tests/torch/test_cache.py tests/torch/test_sweep.py tests/torch/test_op_names.py
+	tests/torch/test_cache.py tests/torch/test_sweep.py tests/torch/test_op_names.py \
+	tests/torch/test_tracers.py tests/torch/test_autograd_modes.py
 TESTS += $(TORCH_TESTS)
 
 # The PyTorch tests, for a run of their own (.ci/run runs them again against

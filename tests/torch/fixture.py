@@ -7,7 +7,9 @@ sources' paths and contents, so every test and every run of the suite after
 the first finds them built."""
 
 import os
+import shutil
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'python'))
 import tap  # noqa: E402  (puts python/ on sys.path)
@@ -59,6 +61,89 @@ def running(pid):
             return stream.read().rsplit(')', 1)[1].split()[0] != 'Z'
     except OSError:
         return False
+
+
+_module = {}
+
+
+def enter_work_directory(prefix):
+    """For a test module's setUpModule: a new work directory, with
+    BUILD_CUSTOM_OP_BUNDLES in it and CUSTOM_OP_TIMEOUT unset; returns it.
+    leave_work_directory() removes it and puts the environment back."""
+    work = _module['work'] = tempfile.mkdtemp(prefix=prefix)
+    _module['environment'] = dict(os.environ)
+    os.environ['BUILD_CUSTOM_OP_BUNDLES'] = os.path.join(work, 'bundles')
+    os.environ.pop('CUSTOM_OP_TIMEOUT', None)
+    return work
+
+
+def work_directory():
+    """The test module's work directory (see enter_work_directory)."""
+    return _module['work']
+
+
+def leave_work_directory():
+    shutil.rmtree(_module['work'], ignore_errors=True)
+    os.environ.clear()
+    os.environ.update(_module['environment'])
+
+
+class SameBits:
+    """assertSameBits for a TestCase: same dtype, shape and values."""
+
+    def assertSameBits(self, actual, expected):
+        import torch
+        self.assertEqual(actual.dtype, expected.dtype)
+        self.assertEqual(tuple(actual.shape), tuple(expected.shape))
+        self.assertTrue(torch.equal(actual, expected), f'{actual} != {expected}')
+
+
+def load_examples_for_the_host(work):
+    """The fixture library (ops.cpp) and examples/mlp's relu (the element
+    variant) built for the host into work/fixture and work/mlp, and
+    registered."""
+    from build_custom_op import custom_op
+    load([os.path.join(FIXTURES, 'ops.cpp')], os.path.join(work, 'fixture'), target='host')
+    custom_op.load('relu', [os.path.join(MLP, 'element', 'relu.cpp')],
+                   [os.path.join(MLP, 'shape.cpp')], build_directory=os.path.join(work, 'mlp'),
+                   target='host')
+
+
+def transform(name):
+    """torch.func's transform name (functorch's on PyTorch 1.13)."""
+    import torch
+    if hasattr(torch, 'func'):
+        return getattr(torch.func, name)
+    import functorch
+    return getattr(functorch, name)
+
+
+def torch_version():
+    import torch
+    return tuple(int(part) for part in torch.__version__.split('+')[0].split('.')[:2])
+
+
+def reverse_refusal(op, argument=1):
+    """What a call on an input that requires grad raises."""
+    if torch_version() >= (2, 4):
+        todo = ('give it a derivative with torch.library.register_autograd, call it in the '
+                'forward of a torch.autograd.Function whose backward computes the gradient, '
+                'or call it under torch.no_grad() when no gradient is needed')
+    else:
+        todo = ('call it in the forward of a torch.autograd.Function whose backward computes '
+                'the gradient, or under torch.no_grad() when no gradient is needed')
+    return (f'{op}: argument {argument} requires grad, and {op} has no derivative, so '
+            f'autograd cannot go through it: {todo}')
+
+
+def forward_refusal(op, argument=1):
+    """What a call on an input that has a forward-mode tangent raises."""
+    return (f'{op}: argument {argument} has a forward-mode tangent (a dual tensor of '
+            'torch.autograd.forward_ad, or an input of jvp or jacfwd), and '
+            f'{op} has no forward-mode derivative, so forward-mode AD cannot go through it: '
+            'call it in a torch.autograd.Function whose jvp computes the tangent, or pass '
+            'the primal alone (torch.autograd.forward_ad.unpack_dual(x).primal) when no '
+            'tangent is needed')
 
 
 def line_of(path, text):

@@ -54,8 +54,11 @@ class BundleCommandTest(tap.FakeToolchainTest):
                 self.assertEqual(self.command(*argv), (2, '', f'build-custom-op: {message}\n{TRY}'))
 
     def test_a_host_bundle(self):
+        # Built with the PyTorch that loads it below (the command's default
+        # interpreter is /usr/bin/python3's).
         status, stdout, stderr = self.command(*FIXTURE_ARGUMENTS, '--target', 'host', '-B',
-                                              'out', os.path.join(fixture.FIXTURES, 'ops.cpp'))
+                                              'out', os.path.join(fixture.FIXTURES, 'ops.cpp'),
+                                              BUILD_CUSTOM_OP_PYTHON=sys.executable)
         self.assertEqual((status, stdout, stderr), (0, 'out/libfixture.so\n', ''))
         # The bundle runs in a process of its own.
         script = ('import torch\n'

@@ -176,6 +176,42 @@ class CacheTest(unittest.TestCase):
                          r'BUILD_CUSTOM_OP_CACHE to a writable directory$')
 
 
+# load() of the fixture in a Python that cannot import setuptools (a
+# virtual environment of Python 3.12 has none), with an empty cache.
+WITHOUT_SETUPTOOLS = """
+import sys
+sys.modules['setuptools'] = None   # import setuptools: ModuleNotFoundError
+sys.path.insert(0, sys.argv[1])
+import fixture
+from build_custom_op import custom_op
+try:
+    fixture.load([fixture.FIXTURES + '/ops.cpp'], sys.argv[2], target='host')
+except custom_op.CustomOpError as error:
+    print(error.step)
+    print(error.message)
+"""
+
+
+class NoSetuptoolsTest(unittest.TestCase):
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix='bco-setuptools-test.')
+        self.addCleanup(shutil.rmtree, self.work, ignore_errors=True)
+
+    def test_a_python_without_setuptools(self):
+        done = subprocess.run([sys.executable, '-c', WITHOUT_SETUPTOOLS, fixture.HERE,
+                               os.path.join(self.work, 'out')],
+                              env=dict(os.environ,
+                                       BUILD_CUSTOM_OP_CACHE=os.path.join(self.work, 'cache')),
+                              capture_output=True, text=True, timeout=300)
+        shapes = ', '.join(fixture.SHAPES)
+        self.assertEqual(done.stdout, (
+            'building the shape library\n'
+            f"load('fixture'): step 1 of 6, building the shape library [{shapes}]: "
+            'torch.utils.cpp_extension, which compiles against PyTorch, needs setuptools, '
+            f'which {sys.executable} cannot import: install it ({sys.executable} -m pip '
+            'install setuptools)\n'), done.stderr)
+
+
 class InterruptedBuildTest(unittest.TestCase):
     def setUp(self):
         self.work = tempfile.mkdtemp(prefix='bco-shape-test.')

@@ -1,21 +1,38 @@
 /* torch_bridge.cpp - host-target custom ops as PyTorch's own operators.
  *
  * A shape library (torchneuron/register.h) defines each op ns::op in
- * PyTorch's dispatcher with its shape function as the catch-all
- * (CompositeImplicitAutograd) kernel.  For each op of a loaded host
- * bundle, this library adds:
- *   - a boxed kernel for the CPU key, and the same kernel for
- *     CompositeExplicitAutograd (every other backend, and calls without a
- *     tensor argument), which checks the tensors, asks the shape function
- *     for the output's sizes and dtype, and runs the op's compute function
- *     on the emulated cores through libruncustomop's rco_run_named (its
- *     messages name the op ns::op, as the caller called it);
- *   - a kernel for the Autograd key that refuses a call on an input that
- *     requires grad while grad mode is on (the op has no derivative), and
- *     otherwise goes on below autograd.
- * So eager calls, TorchScript (scripted, saved and loaded), tracing and
- * C++ callers all run the kernel.  The shape function stays the catch-all
- * kernel: nothing of the device flow changes.
+ * PyTorch's dispatcher with its shape function as the op's
+ * CompositeExplicitAutograd kernel.  For each op of a loaded host bundle,
+ * this library adds kernels so that every dispatch key but one reaches a
+ * kernel of its own, and no tracer can replace the op by its shape
+ * function:
+ *   - CPU: checks the tensors, asks the shape function for the output's
+ *     sizes and dtype, and runs the op's compute function on the emulated
+ *     cores through libruncustomop's rco_run_named (its messages
+ *     name the op ns::op, as the caller called it);
+ *   - Meta: the shape function's sizes and dtype, as a new contiguous meta
+ *     tensor, whatever device the shape function made its result on; with
+ *     symbolic sizes (make_fx's symbolic tracing, torch.compile(dynamic=
+ *     True)) a shape function that calls sizes() gets the sizes of this
+ *     call (they are specialised), one that keeps sym_sizes() keeps them
+ *     symbolic.  FakeTensorMode, make_fx, functionalize, torch.compile and
+ *     torch.export run it;
+ *   - every other backend (CUDA, XLA, sparse, quantized...): a refusal that
+ *     names the argument the host emulator cannot take;
+ *   - BackendSelect, for an op without a tensor argument: sends the call
+ *     to the CPU kernel (PyTorch would find no backend in its arguments);
+ *   - Autograd: the op has no derivative: a call on an input that has a
+ *     forward-mode tangent is refused, and an input that requires grad
+ *     while grad mode is on gives the output a grad_fn whose backward
+ *     raises (a trace that runs no backward, torch.export's, goes on);
+ *     ADInplaceOrView refuses a tangent too, for when another Autograd
+ *     kernel replaces this one (torch.library.register_autograd gives no
+ *     forward-mode derivative).
+ * So eager calls, TorchScript (scripted, saved and loaded), tracing, the
+ * tracers of torch.fx and C++ callers all run the kernel.  The only key
+ * left to the shape function is Undefined (a call that reaches no backend
+ * at all), and torch-neuronx's own load_library() calls it on XLA tensors
+ * of a device bundle, where this library plays no part.
  *
  * One copy of this library serves a process; build_custom_op compiles it
  * against the process's PyTorch once per version (a content-keyed cache,
@@ -24,15 +41,18 @@
  * so it links against no copy of that library of its own.
  *
  * Errors.  The tensor checks of this file raise c10::ValueError (Python's
- * ValueError); a call of an op on an input that requires grad raises
- * c10::Error (RuntimeError).  What the runner reports (an argument out of
- * range, a fault, a broken device rule, a time limit) is raised, in a
- * Python process, as the exception the Python error hook makes of it
- * (build_custom_op.runner.RunError, a RuntimeError), and what a kernel
- * printed reaches the Python print hook before the call returns; without
- * Python, the runner's message is a c10::Error and the output goes to the
- * standard streams.  The builds are opened with stop_on_interrupt: a call
- * that Ctrl-C stops raises what Python's SIGINT handler raises
+ * ValueError); a call of an op on an input that has a tangent raises
+ * c10::Error, and a backward through an op std::runtime_error (both
+ * RuntimeError in Python).  What the runner reports (an argument out of
+ * range, a fault, a broken device rule, a time limit) is raised, on a
+ * thread that has a Python thread state, as the exception the Python error
+ * hook makes of it (build_custom_op.runner.RunError, a RuntimeError), and
+ * what a kernel printed reaches the Python print hook before the call
+ * returns.  A thread that has none (a C++ caller's own thread) never takes
+ * the GIL, which the thread waiting for it may hold: the runner's message
+ * is a c10::Error and the output goes to the standard streams, as in a
+ * process without Python.  The builds are opened with stop_on_interrupt: a
+ * call that Ctrl-C stops raises what Python's SIGINT handler raises
  * (KeyboardInterrupt).  After a time limit or Ctrl-C the call's tensors are
  * kept for ever (a core that did not stop may still use them) and the next
  * call opens the build again.  In a child of fork() (a DataLoader worker,
@@ -54,8 +74,11 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/GradMode.h>
 #include <torch/csrc/Exceptions.h>
+#include <torch/csrc/autograd/functions/basic_ops.h>
+#include <torch/csrc/autograd/functions/utils.h>
 #include <torch/csrc/autograd/variable.h>
 #include <torch/library.h>
+#include <torch/version.h>
 
 #include "runcustomop.h"
 
@@ -105,7 +128,9 @@ std::string dtype_name(at::ScalarType type)
         {"Byte", "uint8"}, {"Char", "int8"}, {"Short", "int16"}, {"Int", "int32"},
         {"Long", "int64"}, {"Half", "float16"}, {"Float", "float32"}, {"Double", "float64"},
         {"BFloat16", "bfloat16"}, {"Bool", "bool"}, {"ComplexHalf", "complex32"},
-        {"ComplexFloat", "complex64"}, {"ComplexDouble", "complex128"}};
+        {"ComplexFloat", "complex64"}, {"ComplexDouble", "complex128"}, {"QInt8", "qint8"},
+        {"QUInt8", "quint8"}, {"QInt32", "qint32"}, {"QUInt4x2", "quint4x2"},
+        {"QUInt2x4", "quint2x4"}};
     for (const auto &entry : names)
         if (name == entry.first)
             return entry.second;
@@ -166,6 +191,15 @@ bool python_present()
     return print_hook && Py_IsInitialized();
 }
 
+/* Whether this thread may take the GIL to hand over output and errors: it
+ * has a Python thread state (Python started it, or it runs Python code).
+ * Another thread (a C++ library's worker, say) never waits for the GIL:
+ * the thread that holds it may be the one waiting for this call to end. */
+bool python_thread()
+{
+    return python_present() && PyGILState_GetThisThreadState() != nullptr;
+}
+
 /* Raises, as a C++ exception that PyTorch turns back into it, the Python
  * exception now set (the GIL is held). */
 [[noreturn]] void throw_python_error()
@@ -183,11 +217,12 @@ void hand_over_output()
         return;
     Printed taken;
     std::swap(taken, printed);
-    if (!python_present()) {
+    if (!python_thread()) {
         for (const auto &entry : taken.text)
             fwrite(entry.second.data(), 1, entry.second.size(), entry.first == 0 ? stdout : stderr);
         for (const auto &warning : taken.warnings)
             fprintf(stderr, "warning: %s\n", warning.c_str());
+        fflush(stdout);
         return;
     }
     pybind11::gil_scoped_acquire gil;
@@ -224,7 +259,7 @@ void hand_over_output()
  * Python's main thread; else RunError of kind 'interrupted'. */
 [[noreturn]] void throw_run_error(const struct rco_error &error)
 {
-    if (!python_present())
+    if (!python_thread())
         TORCH_CHECK(false, error.message);
     pybind11::gil_scoped_acquire gil;
     if (error.status == RCO_ERROR_INTERRUPTED && PyErr_CheckSignals() != 0)
@@ -389,7 +424,7 @@ void keep_for_ever(const at::Tensor *tensors, size_t count)
             kept->push_back(tensors[i]);
 }
 
-/* ---- the kernels ------------------------------------------------------------ */
+/* ---- the checks of the arguments -------------------------------------------- */
 
 /* "argument 2 (Scalar) of ns::op", with the type the op's schema gives it. */
 std::string describe(const c10::OperatorHandle &op, size_t index)
@@ -398,15 +433,14 @@ std::string describe(const c10::OperatorHandle &op, size_t index)
            op.schema().arguments()[index].type()->str() + ") of " + op.schema().name();
 }
 
-/* A tensor argument as the cores take it: on the CPU, dense, of a device
- * dtype; a negative view resolved and other layouts copied to contiguous
- * memory (a dtype is never converted).  Returns the tensor whose memory
- * the cores use. */
-at::Tensor usable_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op, size_t index,
-                         struct rco_tensor *out)
+/* Refuses (c10::ValueError) a tensor argument the cores cannot take:
+ * undefined, not dense or of a dtype the device does not have, and, when
+ * on_cpu, not on the CPU.  Returns the runner's dtype of it. */
+int check_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op, size_t index,
+                 bool on_cpu)
 {
     TORCH_CHECK_VALUE(tensor.defined(), describe(op, index), " is an undefined tensor");
-    TORCH_CHECK_VALUE(tensor.device().is_cpu(), describe(op, index), " is on ",
+    TORCH_CHECK_VALUE(!on_cpu || tensor.device().is_cpu(), describe(op, index), " is on ",
                       tensor.device(), "; the host emulator runs on CPU tensors: pass it with "
                       ".cpu()");
     TORCH_CHECK_VALUE(tensor.layout() == at::kStrided, describe(op, index), " is a ",
@@ -416,6 +450,16 @@ at::Tensor usable_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op
     TORCH_CHECK_VALUE(dtype >= 0, describe(op, index), " has dtype ",
                       dtype_name(tensor.scalar_type()), ", which the device does not have; its "
                       "dtypes are ", device_dtypes);
+    return dtype;
+}
+
+/* A tensor argument as the cores take it (see check_tensor); a negative
+ * view resolved and other layouts copied to contiguous memory (a dtype is
+ * never converted).  Returns the tensor whose memory the cores use. */
+at::Tensor usable_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op, size_t index,
+                         struct rco_tensor *out)
+{
+    int dtype = check_tensor(tensor, op, index, true);
     at::Tensor used = tensor.is_neg() ? tensor.resolve_neg() : tensor;
     if (!used.is_contiguous())
         used = used.contiguous();
@@ -451,10 +495,25 @@ void number_argument(const c10::IValue &value, const c10::OperatorHandle &op, si
     }
 }
 
-/* The output the shape function's result stands for: that tensor itself
- * when it is one the kernel may write (new, contiguous, of its own), else
- * a new one of its sizes and dtype. */
-at::Tensor output_of(c10::IValue result, const OpEntry &entry)
+/* ---- the shape function ------------------------------------------------------ */
+
+/* Calls the op's shape function, its CompositeExplicitAutograd kernel (see
+ * register.h), on the arguments. */
+c10::IValue shape_function_result(const c10::OperatorHandle &op,
+                                  c10::ArrayRef<c10::IValue> values)
+{
+    thread_local torch::jit::Stack shape_stack;
+    shape_stack.clear();
+    shape_stack.insert(shape_stack.end(), values.begin(), values.end());
+    op.callBoxedForDispatchKey(c10::DispatchKey::CompositeExplicitAutograd, shape_stack);
+    c10::IValue result = std::move(shape_stack.back());
+    shape_stack.clear(); // holds no reference to the result, nor to the arguments
+    return result;
+}
+
+/* The tensor the shape function returned, refused unless it is a tensor
+ * of a dtype the device has. */
+at::Tensor shape_of(c10::IValue result, const OpEntry &entry)
 {
     TORCH_CHECK_TYPE(result.isTensor(), "the shape function of ", entry.qualified, " returned ",
                      result.tagKind(), ", not a tensor");
@@ -462,6 +521,56 @@ at::Tensor output_of(c10::IValue result, const OpEntry &entry)
     TORCH_CHECK_VALUE(rco_dtype_of(shape.scalar_type()) >= 0, "the shape function of ",
                       entry.qualified, " returned dtype ", dtype_name(shape.scalar_type()),
                       ", which the device does not have; its dtypes are ", device_dtypes);
+    return shape;
+}
+
+bool has_symbolic_sizes(c10::ArrayRef<c10::IValue> values)
+{
+    for (const c10::IValue &value : values)
+        if (value.isTensor() && value.toTensor().defined() &&
+            value.toTensor().unsafeGetTensorImpl()->has_symbolic_sizes_strides())
+            return true;
+    return false;
+}
+
+/* The shape function on arguments some of whose tensors have symbolic
+ * sizes: on them as they are when it works with symbolic sizes
+ * (sym_sizes(), at::empty_symint); else, as a shape function that calls
+ * sizes() throws on them, on meta tensors of the sizes and strides they
+ * have in this call, which specialises those sizes (guard_int: a compiled
+ * graph then serves these sizes, and other sizes compile again). */
+c10::IValue symbolic_shape_function_result(const c10::OperatorHandle &op,
+                                           c10::ArrayRef<c10::IValue> values)
+{
+    try {
+        return shape_function_result(op, values);
+    } catch (const std::exception &) {
+        // sizes() of a symbolic tensor: specialise, below.
+    }
+    std::vector<c10::IValue> concrete(values.begin(), values.end());
+    for (c10::IValue &value : concrete) {
+        if (!value.isTensor() || !value.toTensor().defined())
+            continue;
+        const at::Tensor &tensor = value.toTensor();
+        std::vector<int64_t> sizes;
+        std::vector<int64_t> strides;
+        for (const c10::SymInt &size : tensor.sym_sizes())
+            sizes.push_back(size.guard_int(__FILE__, __LINE__));
+        for (const c10::SymInt &stride : tensor.sym_strides())
+            strides.push_back(stride.guard_int(__FILE__, __LINE__));
+        value = at::empty_strided(sizes, strides, tensor.options().device(at::kMeta));
+    }
+    return shape_function_result(op, concrete);
+}
+
+/* ---- the kernels ------------------------------------------------------------ */
+
+/* The output the shape function's result stands for: that tensor itself
+ * when it is one the kernel may write (new, contiguous, of its own), else
+ * a new one of its sizes and dtype. */
+at::Tensor output_of(c10::IValue result, const OpEntry &entry)
+{
+    at::Tensor shape = shape_of(std::move(result), entry);
     c10::TensorImpl *impl = shape.unsafeGetTensorImpl();
     bool own = shape.device().is_cpu() && shape.layout() == at::kStrided &&
                shape.is_contiguous() && !shape.is_neg() && !shape.requires_grad() &&
@@ -499,6 +608,7 @@ void poison(const at::Tensor &output)
     }
 }
 
+/* CPU: runs the op's compute function on the emulated cores. */
 class RunKernel final : public c10::OperatorKernel {
 public:
     explicit RunKernel(std::shared_ptr<OpEntry> entry) : entry_(std::move(entry)) {}
@@ -549,23 +659,152 @@ public:
     }
 
 private:
-    /* Calls the op's shape function, the catch-all kernel of its
-     * definition, on the arguments. */
-    static c10::IValue shape_function_result(const c10::OperatorHandle &op,
-                                             c10::ArrayRef<c10::IValue> values)
-    {
-        thread_local torch::jit::Stack shape_stack;
-        shape_stack.clear();
-        shape_stack.insert(shape_stack.end(), values.begin(), values.end());
-        op.callBoxedForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd, shape_stack);
-        c10::IValue result = std::move(shape_stack.back());
-        shape_stack.clear(); // holds no reference to the result, nor to the arguments
-        return result;
-    }
-
     std::shared_ptr<OpEntry> entry_;
 };
 
+/* Meta: a new contiguous meta tensor of the sizes and dtype of the shape
+ * function's result.  The arguments are checked as the CPU kernel checks
+ * them, but for their device, so that a trace refuses what a call would. */
+class MetaKernel final : public c10::OperatorKernel {
+public:
+    explicit MetaKernel(std::shared_ptr<OpEntry> entry) : entry_(std::move(entry)) {}
+
+    void operator()(const c10::OperatorHandle &op, c10::DispatchKeySet, torch::jit::Stack *stack)
+    {
+        size_t count = op.schema().arguments().size();
+        auto values = torch::jit::last(*stack, count);
+        for (size_t i = 0; i < count; i++) {
+            if (values[i].isTensor())
+                check_tensor(values[i].toTensor(), op, i, false);
+            else
+                TORCH_CHECK_TYPE(!values[i].isComplexDouble(), describe(op, i),
+                                 " must be a real number, not complex");
+        }
+        at::Tensor shape = shape_of(has_symbolic_sizes(values)
+                                        ? symbolic_shape_function_result(op, values)
+                                        : shape_function_result(op, values),
+                                    *entry_);
+        at::Tensor output = at::empty_symint(
+            shape.sym_sizes(), at::TensorOptions().dtype(shape.scalar_type()).device(at::kMeta));
+        torch::jit::drop(*stack, count);
+        torch::jit::push(*stack, std::move(output));
+    }
+
+private:
+    std::shared_ptr<OpEntry> entry_;
+};
+
+/* Every other backend: refuses the tensor argument that brought the call
+ * here (on another device, sparse, quantized...). */
+class RefusalKernel final : public c10::OperatorKernel {
+public:
+    explicit RefusalKernel(std::shared_ptr<OpEntry> entry) : entry_(std::move(entry)) {}
+
+    void operator()(const c10::OperatorHandle &op, c10::DispatchKeySet keys,
+                    torch::jit::Stack *stack)
+    {
+        size_t count = op.schema().arguments().size();
+        auto values = torch::jit::last(*stack, count);
+        for (size_t i = 0; i < count; i++)
+            if (values[i].isTensor())
+                check_tensor(values[i].toTensor(), op, i, true);
+        TORCH_CHECK_VALUE(false, entry_->qualified, " was called for dispatch key ",
+                          keys.highestPriorityTypeId(), "; the host emulator runs on dense CPU "
+                          "tensors");
+    }
+
+private:
+    std::shared_ptr<OpEntry> entry_;
+};
+
+/* BackendSelect, for an op without a tensor argument: the call goes to the
+ * backend the caller asked for (Meta under FakeTensorMode), else to the
+ * CPU kernel. */
+class BackendSelectKernel final : public c10::OperatorKernel {
+public:
+    void operator()(const c10::OperatorHandle &op, c10::DispatchKeySet keys,
+                    torch::jit::Stack *stack)
+    {
+        c10::DispatchKeySet below = keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER,
+                                                               c10::DispatchKey::BackendSelect);
+        if (below.highestPriorityTypeId() == c10::DispatchKey::Undefined)
+            below = below | c10::DispatchKeySet(c10::DispatchKey::CPU);
+        op.redispatchBoxed(below, stack);
+    }
+};
+
+/* ---- autograd ------------------------------------------------------------------ */
+
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#define WHAT_GIVES_A_DERIVATIVE                                                               \
+    "give it a derivative with torch.library.register_autograd, call it in the forward of "   \
+    "a torch.autograd.Function whose backward computes the gradient, or call it under "       \
+    "torch.no_grad() when no gradient is needed"
+#else
+#define WHAT_GIVES_A_DERIVATIVE                                                               \
+    "call it in the forward of a torch.autograd.Function whose backward computes the "        \
+    "gradient, or under torch.no_grad() when no gradient is needed"
+#endif
+
+/* Refuses a call that forward-mode AD would go through: a tensor argument
+ * with a tangent (torch.autograd.forward_ad, jvp, jacfwd).  The tangent of
+ * level 0 is the one PyTorch's own ops check; none is seen where forward
+ * mode is off (the forward of a torch.autograd.Function). */
+void refuse_forward_mode(const OpEntry &entry, c10::ArrayRef<c10::IValue> values)
+{
+    for (size_t i = 0; i < values.size(); i++) {
+        TORCH_CHECK(!(values[i].isTensor() && values[i].toTensor().defined() &&
+                      values[i].toTensor()._fw_grad(0).defined()),
+                    entry.qualified, ": argument ", i + 1, " has a forward-mode tangent (a dual "
+                    "tensor of torch.autograd.forward_ad, or an input of jvp or jacfwd), and ",
+                    entry.qualified, " has no forward-mode derivative, so forward-mode AD "
+                    "cannot go through it: call it in a torch.autograd.Function whose jvp "
+                    "computes the tangent, or pass the primal alone "
+                    "(torch.autograd.forward_ad.unpack_dual(x).primal) when no tangent is "
+                    "needed");
+    }
+}
+
+/* The backward of an op's output whose input required grad: there is
+ * none, so a backward that reaches it raises (Error's apply throws msg). */
+class NoDerivative final : public torch::autograd::Error {
+public:
+    NoDerivative(const std::string &op, std::string message, torch::autograd::edge_list &&edges)
+        : Error(std::move(message), std::move(edges)), name_(op + " (no derivative)")
+    {
+    }
+
+    std::string name() const override { return name_; }
+
+private:
+    std::string name_;
+};
+
+/* A new autograd node, owned as this PyTorch's graph owns them: through a
+ * std::shared_ptr, or a c10::intrusive_ptr in later versions (the type of
+ * Edge::function picks the overload). */
+using NodePointer = decltype(torch::autograd::Edge::function);
+
+template <typename T, typename... Arguments>
+std::shared_ptr<torch::autograd::Node> new_node(std::shared_ptr<torch::autograd::Node> *,
+                                                Arguments &&...arguments)
+{
+    return std::make_shared<T>(std::forward<Arguments>(arguments)...);
+}
+
+template <typename T, typename... Arguments>
+c10::intrusive_ptr<torch::autograd::Node> new_node(c10::intrusive_ptr<torch::autograd::Node> *,
+                                                   Arguments &&...arguments)
+{
+    return c10::make_intrusive<T>(std::forward<Arguments>(arguments)...);
+}
+
+/* Autograd: the op has no derivative, in either mode.  A tangent is
+ * refused at the call (forward mode computes it there).  An input that
+ * requires grad, with grad mode on, gives the output a NoDerivative
+ * grad_fn, so that a backward through the op raises, while a call whose
+ * output no backward reaches (torch.export's trace of a model whose
+ * parameters require grad, inference without torch.no_grad()) runs. */
 class AutogradKernel final : public c10::OperatorKernel {
 public:
     explicit AutogradKernel(std::shared_ptr<OpEntry> entry) : entry_(std::move(entry)) {}
@@ -574,19 +813,52 @@ public:
                     torch::jit::Stack *stack)
     {
         size_t count = op.schema().arguments().size();
+        auto values = torch::jit::last(*stack, count);
+        refuse_forward_mode(*entry_, values);
+        size_t requiring = count;
+        torch::autograd::edge_list edges;
         if (c10::GradMode::is_enabled()) {
-            auto values = torch::jit::last(*stack, count);
             for (size_t i = 0; i < count; i++) {
-                TORCH_CHECK(!(values[i].isTensor() && values[i].toTensor().requires_grad()),
-                            entry_->qualified, ": argument ", i + 1, " requires grad, and ",
-                            entry_->qualified, " has no derivative, so autograd cannot go "
-                            "through it: call it in the forward of a torch.autograd.Function "
-                            "whose backward computes the gradient, or under torch.no_grad() "
-                            "when no gradient is needed");
+                if (!values[i].isTensor() || !values[i].toTensor().defined())
+                    continue;
+                const at::Tensor &tensor = values[i].toTensor();
+                if (tensor.requires_grad() && requiring == count)
+                    requiring = i;
+                edges.push_back(torch::autograd::impl::gradient_edge(tensor));
             }
         }
+        {
+            at::AutoDispatchBelowADInplaceOrView guard;
+            op.redispatchBoxed(keys & c10::after_autograd_keyset, stack);
+        }
+        if (requiring == count)
+            return;
+        NodePointer backward = new_node<NoDerivative>(
+            static_cast<NodePointer *>(nullptr), entry_->qualified,
+            entry_->qualified + ": argument " + std::to_string(requiring + 1) +
+                " requires grad, and " + entry_->qualified +
+                " has no derivative, so autograd cannot go through it: " WHAT_GIVES_A_DERIVATIVE,
+            std::move(edges));
+        torch::autograd::set_history(stack->back().toTensor(), backward);
+    }
+
+private:
+    std::shared_ptr<OpEntry> entry_;
+};
+
+/* ADInplaceOrView: reached only when an Autograd kernel other than this
+ * library's ran (torch.library.register_autograd's, which gives a backward
+ * and no forward-mode derivative), as AutogradKernel skips it. */
+class ForwardModeKernel final : public c10::OperatorKernel {
+public:
+    explicit ForwardModeKernel(std::shared_ptr<OpEntry> entry) : entry_(std::move(entry)) {}
+
+    void operator()(const c10::OperatorHandle &op, c10::DispatchKeySet keys,
+                    torch::jit::Stack *stack)
+    {
+        refuse_forward_mode(*entry_, torch::jit::last(*stack, op.schema().arguments().size()));
         at::AutoDispatchBelowADInplaceOrView guard;
-        op.redispatchBoxed(keys & c10::after_autograd_keyset, stack);
+        op.redispatchBoxed(keys & c10::after_ADInplaceOrView_keyset, stack);
     }
 
 private:
@@ -630,6 +902,38 @@ std::string schema_arguments(const c10::FunctionSchema &schema)
     return text + ")";
 }
 
+template <typename Kernel>
+torch::CppFunction kernel_of(c10::DispatchKey key, Kernel *kernel)
+{
+    return torch::dispatch(key, torch::CppFunction::makeFromBoxedFunctor(
+                                    std::unique_ptr<Kernel>(kernel)));
+}
+
+/* Gives op name of namespace ns the kernels of this library (see the top
+ * of this file); throws what PyTorch refuses. */
+std::unique_ptr<torch::Library> kernels_for(const std::string &ns, const std::string &name,
+                                            const std::shared_ptr<OpEntry> &entry,
+                                            const c10::FunctionSchema &schema)
+{
+    using c10::DispatchKey;
+    std::unique_ptr<torch::Library> registration(
+        new torch::Library(torch::Library::IMPL, ns, c10::nullopt, __FILE__, __LINE__));
+    const char *op = name.c_str();
+    registration->impl(op, kernel_of(DispatchKey::CPU, new RunKernel(entry)));
+    registration->impl(op, kernel_of(DispatchKey::Meta, new MetaKernel(entry)));
+    for (DispatchKey key : c10::getRuntimeDispatchKeySet(DispatchKey::CompositeExplicitAutograd))
+        if (key != DispatchKey::CPU && key != DispatchKey::Meta && key != DispatchKey::Undefined)
+            registration->impl(op, kernel_of(key, new RefusalKernel(entry)));
+    bool tensors = false;
+    for (const c10::Argument &argument : schema.arguments())
+        tensors = tensors || argument.type()->kind() == c10::TypeKind::TensorType;
+    if (!tensors)
+        registration->impl(op, kernel_of(DispatchKey::BackendSelect, new BackendSelectKernel()));
+    registration->impl(op, kernel_of(DispatchKey::Autograd, new AutogradKernel(entry)));
+    registration->impl(op, kernel_of(DispatchKey::ADInplaceOrView, new ForwardModeKernel(entry)));
+    return registration;
+}
+
 int register_op(const std::shared_ptr<HostLibrary> &library, const std::string &qualified,
                 const std::string &function, std::string &problem)
 {
@@ -641,6 +945,15 @@ int register_op(const std::shared_ptr<HostLibrary> &library, const std::string &
     auto handle = c10::Dispatcher::singleton().findSchema({qualified, ""});
     if (!handle) {
         problem = "PyTorch has no op " + qualified + ": its shape library is not loaded";
+        return -1;
+    }
+    if (handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd) ||
+        !handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeExplicitAutograd)) {
+        problem = "the shape function of " + qualified + " is not the op's "
+                  "CompositeExplicitAutograd kernel, as torchneuron/register.h makes it (a "
+                  "CompositeImplicitAutograd kernel would replace the op in PyTorch's tracers): "
+                  "its shape library was built with an older register.h; build the bundle "
+                  "again with custom_op.load()";
         return -1;
     }
     int index = runner.op_index(library->handle(), function.c_str());
@@ -678,21 +991,9 @@ int register_op(const std::shared_ptr<HostLibrary> &library, const std::string &
     auto entry = std::make_shared<OpEntry>();
     entry->qualified = qualified;
     entry->binding = binding;
-    std::string ns = qualified.substr(0, separator);
-    std::string name = qualified.substr(separator + 2);
     try {
-        std::unique_ptr<torch::Library> registration(
-            new torch::Library(torch::Library::IMPL, ns, c10::nullopt, __FILE__, __LINE__));
-        registration->impl(name.c_str(), torch::dispatch(c10::DispatchKey::CPU,
-                           torch::CppFunction::makeFromBoxedFunctor(
-                               std::unique_ptr<RunKernel>(new RunKernel(entry)))));
-        registration->impl(name.c_str(), torch::dispatch(c10::DispatchKey::CompositeExplicitAutograd,
-                           torch::CppFunction::makeFromBoxedFunctor(
-                               std::unique_ptr<RunKernel>(new RunKernel(entry)))));
-        registration->impl(name.c_str(), torch::dispatch(c10::DispatchKey::Autograd,
-                           torch::CppFunction::makeFromBoxedFunctor(
-                               std::unique_ptr<AutogradKernel>(new AutogradKernel(entry)))));
-        registrations().push_back(std::move(registration));
+        registrations().push_back(kernels_for(qualified.substr(0, separator),
+                                              qualified.substr(separator + 2), entry, schema));
     } catch (const std::exception &e) {
         std::string what = e.what();
         problem = "PyTorch refused the kernels of " + qualified + ": " +

@@ -11,11 +11,18 @@
  *     }
  *
  * m.def(OP, SHAPE_FN, COMPUTE_FN) defines the PyTorch op my_ops::OP, whose
- * schema PyTorch infers from SHAPE_FN's C++ signature and whose kernel is
- * SHAPE_FN, and records that the compute function COMPUTE_FN implements it
- * on the device.  build_custom_op.custom_op.load() builds the shape sources
- * into one shared library and reads the records through the C functions at
- * the end of this file.
+ * schema PyTorch infers from SHAPE_FN's C++ signature and whose
+ * CompositeExplicitAutograd kernel is SHAPE_FN (so it serves the tensors of
+ * every backend, Meta and XLA among them, and no tracer replaces the op by
+ * it, as they do CompositeImplicitAutograd kernels), and records that the
+ * compute function COMPUTE_FN implements it on the device.  A shape
+ * function that reads sizes with sym_sizes() and makes its result with
+ * at::empty_symint keeps sizes symbolic in make_fx's symbolic tracing and
+ * torch.compile(dynamic=True); one that calls sizes() gets the sizes of
+ * each call there (they are specialised: a graph per size).
+ * build_custom_op.custom_op.load() builds the shape sources into one shared
+ * library and reads the records through the C functions at the end of this
+ * file.
  *
  * Every shape source of a library may include this header and hold
  * NEURON_LIBRARY blocks, for several namespaces or for one namespace (the
@@ -161,7 +168,8 @@ public:
             return *this;
         }
         try {
-            library_->def(op, std::forward<Function>(shape_function));
+            library_->def(op, torch::dispatch(c10::DispatchKey::CompositeExplicitAutograd,
+                                              std::forward<Function>(shape_function)));
         } catch (const std::exception &e) {
             detail::record_error(where + ": op " + ns.name + "::" + op, e.what());
             return *this;
