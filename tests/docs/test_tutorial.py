@@ -194,7 +194,12 @@ class TutorialTest(unittest.TestCase):
         os.symlink(tap.TOP, os.path.join(home, 'build-custom-op'))
         shims = os.path.join(home, '.shims')
         os.mkdir(shims)
-        os.symlink(sys.executable, os.path.join(shims, 'python3'))
+        # A script, not a link: a virtual environment's python finds its
+        # environment from the path it was started by.
+        shim = os.path.join(shims, 'python3')
+        with open(shim, 'w') as stream:
+            stream.write(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+        os.chmod(shim, 0o755)
         environment = dict(os.environ)
         # The cache of shape libraries and bridges stays the user's (a
         # first build takes minutes), whatever HOME says.
