@@ -31,13 +31,14 @@ run-custom-op: $(RUN_OBJECTS) libruncustomop.a
 
 install-run-custom-op: run-custom-op libruncustomop.a libruncustomop.so
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PKGCONFIGDIR)
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(PKGCONFIGDIR)
 	cp run-custom-op $(DESTDIR)$(BINDIR)/
 	cp libruncustomop.a $(DESTDIR)$(LIBDIR)/
 	cp libruncustomop.so $(DESTDIR)$(LIBDIR)/libruncustomop.so.0
 	ln -sf libruncustomop.so.0 $(DESTDIR)$(LIBDIR)/libruncustomop.so
 	cp include/runcustomop.h $(DESTDIR)$(INCLUDEDIR)/
 	cp man/run-custom-op.1 $(DESTDIR)$(MANDIR)/man1/
+	cp man/runcustomop.3 $(DESTDIR)$(MANDIR)/man3/
 	# Written for this PREFIX where it is installed (see install).
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 		'Name: runcustomop' \

@@ -2,7 +2,8 @@
 # test_gdb.sh - a kernel under gdb, as run-custom-op(1) teaches it: a
 # breakpoint on one emulated core ($core() from the pretty-printers every
 # core library carries), and the printers of at::Tensor, c10::Scalar and the
-# accessors; and the session the README and the man page show, pasted.
+# accessors; and the session docs/howto/debug-a-kernel.md and the man page
+# show, pasted.
 . "$(dirname "$0")/../cli/lib.sh"
 . "$TOP/tests/host/lib_host.sh"
 RUN=$TOP/run-custom-op
@@ -55,27 +56,28 @@ $5 = at::Tensor (undefined)
 $6 = write stream of Half [3]: closed
 $7 = 0'
 
-# The README's session, pasted: its commands, run in a directory holding
-# examples/relu_multicore/relu.cpp and the x.npy its output shows, stop on
-# core 7 and print what the README shows (gdb in batch mode, which answers
-# no to every question, as a user who pastes the commands must not be asked).
-readme_block() {
-	awk '/^- \*\*gdb on one core\.\*\*/ { on = 1 } on && /^  ```$/ { exit }
-		on && seen { sub(/^  /, ""); print } on && /^  ```sh$/ { seen = 1 }' "$TOP/README.md"
+# The session docs/howto/debug-a-kernel.md shows, pasted: its commands, run
+# in a directory holding examples/relu_multicore/relu.cpp and the x.npy its
+# output shows, stop on core 7 and print what the page shows (gdb in batch
+# mode, which answers no to every question, as a user who pastes the
+# commands must not be asked).
+howto_block() {
+	awk '/^## One core under gdb/ { on = 1 } on && seen && /^```$/ { exit }
+		on && seen { print } on && /^```sh$/ { seen = 1 }' "$TOP/docs/howto/debug-a-kernel.md"
 }
-mkdir -p readme && cp "$TOP/examples/relu_multicore/relu.cpp" readme/ && cp x.npy readme/
-gdb_command=$(readme_block | sed -n 's/^(gdb) //p')
-commands=$(readme_block | sed '/^(gdb) /,$d' |
+mkdir -p howto && cp "$TOP/examples/relu_multicore/relu.cpp" howto/ && cp x.npy howto/
+gdb_command=$(howto_block | sed -n 's/^(gdb) //p')
+commands=$(howto_block | sed '/^(gdb) /,$d' |
 	sed 's/^gdb /gdb -nx -batch -iex "set pagination off" /; s/ -ex run / -ex run -ex "$gdb_command" /')
-shown=$(readme_block | sed -n '/^\$1 = /p')
-(cd readme && PATH=$TOP:$PATH && eval "$commands") >readme.out 2>&1
-check_eq "the README's gdb session, pasted, stops on core 7 and prints what the README shows" \
-	"$(grep '^\$[0-9]* = ' readme.out)" "${shown:-the README shows no \$1}"
+shown=$(howto_block | sed -n '/^\$1 = /p')
+(cd howto && PATH=$TOP:$PATH && eval "$commands") >howto.out 2>&1
+check_eq "the gdb session of docs/howto/debug-a-kernel.md, pasted, stops on core 7 and prints what the page shows" \
+	"$(grep '^\$[0-9]* = ' howto.out)" "${shown:-the page shows no \$1}"
 # words LINES: the lines joined where they end with a backslash, spaces squeezed.
 words() { sed -e ':a' -e '/\\$/N; s/\\\n//; ta' | tr -s ' '; }
 man_session=$(sed -n '/^\.SS One core under gdb/,/^\.RE/p' "$TOP/man/run-custom-op.1" |
 	sed -n '/^\.RS/,/^\.RE/{/^\./d;p}' | sed 's/\\-/-/g; s/\\e/\\/g' | words)
-check_eq "run-custom-op(1) shows the same session" "$man_session" "$(readme_block | words)"
+check_eq "run-custom-op(1) shows the same session" "$man_session" "$(howto_block | words)"
 
 # Without the safe-path line, gdb declines the script and says what to add.
 gdb -nx -batch -iex 'set breakpoint pending on' -ex "break gdb_probe.cpp:$(line probe)" -ex run \

@@ -115,10 +115,11 @@ check_eq "a program builds against the installed headers and libraries, and runs
 	"$(clean ./version 2>&1) $(readelf -d version | sed -n 's/.*(NEEDED).*\[\(lib[br].*\)\]/\1/p' | tr '\n' ' ')" \
 	"$(sed -n 's/^#define BCO_VERSION "\(.*\)"/\1/p' "$TOP/include/buildcustomop.h") $(sed -n 's/^#define RCO_VERSION "\(.*\)"/\1/p' "$TOP/include/runcustomop.h") libbuildcustomop.so.0 libruncustomop.so.0 "
 check_eq "the man pages are in the package, compressed" \
-	"$(for page in build-custom-op run-custom-op; do
-		dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "./usr/share/man/man1/$page.1.gz" | gzip -dc | sed -n 's/^\.TH \([^ ]*\) .*/\1/p'
+	"$(for page in man1/build-custom-op.1 man1/run-custom-op.1 man3/runcustomop.3; do
+		dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "./usr/share/man/$page.gz" | gzip -dc | sed -n 's/^\.TH \([^ ]*\) .*/\1/p'
 	done)" "BUILD-CUSTOM-OP
-RUN-CUSTOM-OP"
+RUN-CUSTOM-OP
+RUNCUSTOMOP"
 
 # Python: /usr/bin/python3 finds the installed package, which finds the
 # installed library and program; compile() builds for the host.
