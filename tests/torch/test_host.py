@@ -481,8 +481,8 @@ class HostTest(unittest.TestCase):
         lines = stdout.splitlines()
         self.assertEqual((status, lines[:2], lines[3:]),
                          (0, ['fault: mode 4', '[1.0, 1.0]'], ['[1.0, 1.0]']), stderr)
-        self.assertRegex(lines[2], r'^RuntimeError core 0: op fault: .*(SIGSEGV|segmentation)')
-        self.assertIn('warning: core 0: op fault: mode 4 warns\n', stderr)
+        self.assertRegex(lines[2], r'^RuntimeError core 0: op test_ops::fault: .*(SIGSEGV|segmentation)')
+        self.assertIn('warning: core 0: op test_ops::fault: mode 4 warns\n', stderr)
 
     def test_a_cxx_standard_of_extra_cflags_goes_to_the_compute_build_only(self):
         import torch
