@@ -77,7 +77,9 @@ class SweepFailure:
 
 
 class SweepResult:
-    """What a sweep found: true when every case passed.  failures (a list of
+    """What a sweep found: true when a case ran and every case passed (a
+    sweep whose reference refused every shape tested nothing, and is
+    false).  failures (a list of
     SweepFailure, the smallest case first), cases (the shapes run, as lists
     of tuples), skipped (shapes the reference itself refused, with its
     message), seconds (the sweep's wall time), op (the op's name).  str()
@@ -92,13 +94,18 @@ class SweepResult:
         self.notes = notes
 
     def __bool__(self):
-        return not self.failures
+        return bool(self.cases) and not self.failures
 
     def __str__(self):
         lines = [f'sweep of {self.op}: {len(self.cases)} shapes in {self.seconds:.1f} s, '
                  f'{len(self.failures)} failed' +
                  (f', {len(self.skipped)} refused by the reference' if self.skipped else '')]
         lines += [f'note: {note}' for note in self.notes]
+        if not self.cases and self.skipped:
+            shapes, message = self.skipped[0]
+            lines.append('nothing was tested: the reference refused every shape, the first '
+                         f'{", ".join(_shape_text(shape) for shape in shapes)} with {message}; '
+                         "make the reference take the example's arguments")
         if self.failures:
             lines.append('failures, smallest first:')
         for failure in self.failures[:_SHOWN]:

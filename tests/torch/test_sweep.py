@@ -156,6 +156,20 @@ class SweepTest(unittest.TestCase):
         self.assertEqual(report(result), 'sweep of sweep_ops::softmax_t: 55 shapes in S s, 0 failed, '
                                          '1 refused by the reference')
 
+    def test_a_sweep_the_reference_refuses_whole_is_false(self):
+        """Nothing tested is no pass."""
+        def refuses(x, temperature):
+            raise ValueError('not this one')
+        result = self.testing.sweep(self.ops.softmax_t, refuses, self.example, TEMPERATURE)
+        self.assertFalse(result)
+        self.assertEqual((result.cases, result.failures, len(result.skipped)), ([], [], 56))
+        self.assertEqual(report(result),
+                         'sweep of sweep_ops::softmax_t: 0 shapes in S s, 0 failed, '
+                         '56 refused by the reference\n'
+                         'nothing was tested: the reference refused every shape, the first '
+                         '(32, 1024) with ValueError: not this one; make the reference take the '
+                         'example\'s arguments')
+
 
 if __name__ == '__main__':
     tap.main(needs_torch=True)
