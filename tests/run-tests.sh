@@ -17,7 +17,8 @@
 # slowest of the last run first; each program's result is printed in the
 # order of the arguments, as soon as it and those before it have ended.
 # Each program's duration goes to TEST_TIMES (default build/test-times.txt),
-# one "SECONDS NAME" line per program, and the five slowest are listed
+# one "SECONDS NAME" line per program (the lines of programs this run did not
+# run are kept), and the five slowest are listed
 # before the last line, "N passed, N failed, N skipped".
 #
 # TEST_TIMEOUT: each program's time limit in seconds (default 900).
@@ -168,7 +169,12 @@ while [ "$next_to_print" -le "$count" ]; do
 done
 count_running
 
-mkdir -p "$(dirname "$times")" 2>/dev/null && cp "$work/times" "$times" 2>/dev/null
+# This run's durations, then the earlier ones of the programs it did not run.
+if mkdir -p "$(dirname "$times")" 2>/dev/null; then
+	cp "$work/times" "$work/all-times"
+	[ -f "$times" ] && awk 'NR == FNR { ran[$2] = 1; next } !($2 in ran)' "$work/times" "$times" >>"$work/all-times"
+	cp "$work/all-times" "$times" 2>/dev/null
+fi
 if [ "$count" -gt 1 ]; then
 	echo "the slowest (seconds):"
 	sort -k1,1nr "$work/times" | head -5 | sed 's/^/    /'

@@ -51,7 +51,7 @@ passes.sh"
 # One at a time, waits.sh comes first and meets its time limit.
 printf 'n=0\nwhile [ ! -f signal ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done\n[ -f signal ] && echo "ok - signalled"\n' >waits.sh
 printf 'touch signal\necho "ok - signals"\n' >signals.sh
-rm -f signal
+rm -f signal build/test-times.txt
 run_capture env TEST_JOBS=2 sh "$RUN_TESTS" waits.sh signals.sh
 check_eq "two programs run at once, their results in argument order" "$status:$(printf '%s\n' "$out" | sed -n '1,2p;$p')" \
 	"0:PASS waits.sh (1 checks)
@@ -70,6 +70,12 @@ check_eq "a program still running at its time limit is stopped and fails" \
     not ok - waits.sh was still running when its time limit of 1 s passed
 PASS signals.sh (1 checks)
 1 passed, 1 failed, 0 skipped"
+
+run_capture sh "$RUN_TESTS" passes.sh
+check_eq "a run of some programs keeps the durations of the others" \
+	"$(awk '{ print $2 }' build/test-times.txt)" "passes.sh
+waits.sh
+signals.sh"
 
 # A Python test whose setUpModule fails: tests/python/tap.py names it.
 cat >setup_fails.py <<EOF
