@@ -206,9 +206,14 @@ class TutorialTest(unittest.TestCase):
         for variable in ('PYTHONPATH', 'CUSTOM_OP_TARGET', 'CUSTOM_OP_TIMEOUT',
                          'BUILD_CUSTOM_OP_OUTPUT_CHECKS', 'NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES'):
             environment.pop(variable, None)
+        # TorchInductor's cache of compiled graphs (torch.compile, PyTorch 2.x)
+        # is the run's own: its key names an op but not the op's kernels, so
+        # a graph compiled in this machine's shared cache by another build of
+        # tutorial::leaky_relu would stand in for the one the tutorial makes.
         environment.update(HOME=home, PATH=shims + os.pathsep + environment.get('PATH', ''),
                            PYTHONUNBUFFERED='1', PYTHONDONTWRITEBYTECODE='1',
-                           BUILD_CUSTOM_OP_BUNDLES=os.path.join(home, '.bundles'))
+                           BUILD_CUSTOM_OP_BUNDLES=os.path.join(home, '.bundles'),
+                           TORCHINDUCTOR_CACHE_DIR=os.path.join(home, '.torchinductor'))
         token = '@@tutorial-step-' + os.path.basename(home).replace('.', '-')
         done = subprocess.run(['sh', '-c', script(steps, token)], cwd=home, env=environment,
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
