@@ -122,14 +122,10 @@ const char *toString(ScalarType type)
 size_t elementSize(ScalarType type)
 {
     switch (type) {
-    case ScalarType::Byte: return 1;
-    case ScalarType::Char: return 1;
-    case ScalarType::Short: return 2;
-    case ScalarType::Int: return 4;
+    case ScalarType::Byte: case ScalarType::Char: return 1;
+    case ScalarType::Short: case ScalarType::Half: case ScalarType::BFloat16: return 2;
+    case ScalarType::Int: case ScalarType::Float: return 4;
     case ScalarType::Long: return 8;
-    case ScalarType::Half: return 2;
-    case ScalarType::Float: return 4;
-    case ScalarType::BFloat16: return 2;
     }
     return 0;
 }
