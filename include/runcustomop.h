@@ -247,6 +247,14 @@ enum rco_dtype {
 	RCO_FLOAT32 = 6,
 	RCO_BFLOAT16 = 15
 };
+#define RCO_DTYPE_COUNT 8
+
+/* One device dtype, as the library's table describes it. */
+struct rco_dtype_info {
+	const char *name; /* as PyTorch and NumPy spell it: "float32", "bfloat16", ... */
+	int code;         /* enum rco_dtype */
+	int size;         /* bytes per element */
+};
 
 /* A tensor in the caller's memory: sizes and strides in elements.  The
  * kernel reads and writes data in place, its elements one after another,
@@ -544,6 +552,11 @@ void rco_stop(rco_library *library);
 
 /* The library's version, RCO_VERSION. */
 const char *rco_version(void);
+/* The index-th device dtype, for index 0 to RCO_DTYPE_COUNT - 1 in the
+ * order messages list them (float32, bfloat16, float16, int32, int8,
+ * int64, int16, uint8); NULL for any other index.  The one table of the
+ * dtypes that the runner, its Python binding and the PyTorch bridge read. */
+const struct rco_dtype_info *rco_device_dtype(int index);
 
 #ifdef __cplusplus
 }

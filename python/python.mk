@@ -3,6 +3,8 @@ PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
 PYTHON_PACKAGE_FILES = $(wildcard python/build_custom_op/*.py)
 
 TESTS += tests/python/test_compile.py tests/python/test_command.py
+# The ctypes structures of the package against the C headers they copy.
+TESTS += tests/python/test_layouts.py
 INSTALL_TARGETS += install-python
 
 # The installed package finds the programs, libraries, headers and data

@@ -54,25 +54,13 @@ static int parse_real(const char *text, double *value)
 	return errno == ERANGE && isinf(*value) ? -2 : 0;
 }
 
-static int rco_dtype_of(enum npy_dtype dtype)
-{
-	switch (dtype) {
-	case NPY_FLOAT32: return RCO_FLOAT32;
-	case NPY_BFLOAT16: return RCO_BFLOAT16;
-	case NPY_FLOAT16: return RCO_FLOAT16;
-	case NPY_INT32: return RCO_INT32;
-	case NPY_INT8: return RCO_INT8;
-	case NPY_INT64: return RCO_INT64;
-	case NPY_INT16: return RCO_INT16;
-	case NPY_UINT8: return RCO_UINT8;
-	}
-	return -1;
-}
 
 void arguments_tensor_of(const struct npy_array *array, struct rco_tensor *tensor)
 {
 	memset(tensor, 0, sizeof *tensor);
-	tensor->dtype = rco_dtype_of(array->dtype);
+	/* npy numbers its dtypes in the order of the library's table
+	 * (tests/run/test_dtypes checks). */
+	tensor->dtype = rco_device_dtype((int)array->dtype)->code;
 	tensor->rank = array->rank;
 	int64_t stride = 1;
 	for (int i = array->rank - 1; i >= 0; i--) {

@@ -39,15 +39,24 @@ int check_argument_count(const struct op_record *op, int count, struct rco_error
 	return 0;
 }
 
+/* The device dtypes, in the order messages list them. */
+static const struct rco_dtype_info dtypes[RCO_DTYPE_COUNT] = {
+	{"float32", RCO_FLOAT32, 4}, {"bfloat16", RCO_BFLOAT16, 2}, {"float16", RCO_FLOAT16, 2},
+	{"int32", RCO_INT32, 4},     {"int8", RCO_INT8, 1},         {"int64", RCO_INT64, 8},
+	{"int16", RCO_INT16, 2},     {"uint8", RCO_UINT8, 1},
+};
+
+const struct rco_dtype_info *rco_device_dtype(int index)
+{
+	return index >= 0 && index < RCO_DTYPE_COUNT ? &dtypes[index] : NULL;
+}
+
 size_t check_dtype_size(int dtype)
 {
-	switch (dtype) {
-	case RCO_UINT8: case RCO_INT8: return 1;
-	case RCO_INT16: case RCO_FLOAT16: case RCO_BFLOAT16: return 2;
-	case RCO_INT32: case RCO_FLOAT32: return 4;
-	case RCO_INT64: return 8;
-	default: return 0;
-	}
+	for (int i = 0; i < RCO_DTYPE_COUNT; i++)
+		if (dtypes[i].code == dtype)
+			return (size_t)dtypes[i].size;
+	return 0;
 }
 
 /* Checks one tensor; what is "relu argument 1 (Tensor x)" or "relu's output". */

@@ -212,7 +212,7 @@ static void element_access_hint(struct rco_profile *profile, const struct core_t
 	         "the elements between the tensors and TCM in blocks (tensor_to_tcm, tcm_to_tensor; "
 	         "at most %llu bytes, %zu a use) would take %.3f us, and a stream accessor about as "
 	         "long", profile->cores[i].core, (unsigned long long)uses,
-	         accesses_us[RCO_PROFILE_HBM_ELEMENTS], (unsigned long long)(uses * element_size),
+	         accesses_us[RCO_PROFILE_HBM_ELEMENTS], (unsigned long long)uses * element_size,
 	         element_size, copies_us[RCO_PROFILE_TCM_COPIES]);
 }
 

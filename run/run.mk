@@ -61,6 +61,14 @@ tests/run/test_npy: tests/run/test_npy.c run/npy.c run/npy.h src/output_file.c t
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_npy.c run/npy.c \
 		src/output_file.c -lm
 
+# The C views of the dtypes: runcustomop.h, host_abi.h, the library's table, npy.
+TESTS += tests/run/test_dtypes
+CLEAN += tests/run/test_dtypes
+tests/run/test_dtypes: tests/run/test_dtypes.c libruncustomop.a include/runcustomop.h run/npy.c \
+		run/npy.h src/output_file.c sdk/host/include/neuron/host_abi.h tests/unit/check.h
+	$(CC) $(ALL_CPPFLAGS) $(RUN_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_dtypes.c \
+		run/npy.c src/output_file.c libruncustomop.a $(RCO_LIBS)
+
 tests/run/test_opsfile: tests/run/test_opsfile.c run/opsfile.c run/opsfile.h tests/unit/check.h
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_opsfile.c run/opsfile.c
 

@@ -90,14 +90,6 @@ static const char *const kernel_api_functions[] = {
 /* The generated <fn>_wrapper() holds the kernel's result in this local. */
 static const char wrapper_local[] = "output";
 
-int is_keyword(const char *name)
-{
-	for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-		if (strcmp(name, keywords[i]) == 0)
-			return 1;
-	return 0;
-}
-
 /* The lists above as one hash table, made once per call (in the arena), so
  * that each of thousands of names is checked with one lookup. */
 enum reserved_kind {

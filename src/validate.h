@@ -38,7 +38,5 @@ int validate_ops(struct arena *arena, enum bco_target target, const char *const 
                  size_t function_count, const char *const *schemas, size_t schema_count,
                  bco_progress_fn progress, void *progress_context, struct op **ops, size_t *count,
                  struct diag *diag);
-/* Returns 1 when name is a C or C++ keyword (or alternative token). */
-int is_keyword(const char *name);
 
 #endif

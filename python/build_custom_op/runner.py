@@ -49,10 +49,6 @@ _STATUS_NAMES = {1: 'usage', 2: 'argument', 3: 'build', 4: 'op', 5: 'timeout', 6
                  7: 'system', 8: 'interrupted'}
 _TIMEOUT, _INTERRUPTED = 5, 8
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
-# The device dtypes by name, numbered as enum rco_dtype numbers them.
-_DTYPE_NUMBERS = {'uint8': 0, 'int8': 1, 'int16': 2, 'int32': 3, 'int64': 4, 'float16': 5,
-                  'float32': 6, 'bfloat16': 15}
-_DEVICE_DTYPES = 'float32, bfloat16, float16, int32, int8, int64, int16, uint8'
 
 
 class RunError(RuntimeError):
@@ -124,6 +120,12 @@ class _Options(ctypes.Structure):
                 ('warn', _WARN_FUNCTION), ('context', ctypes.c_void_p),
                 ('output_checks', ctypes.c_int),
                 ('threads', ctypes.c_int), ('stop_on_interrupt', ctypes.c_int)]
+
+
+class _DtypeInfo(ctypes.Structure):
+    _fields_ = [('name', ctypes.c_char_p), ('code', ctypes.c_int), ('size', ctypes.c_int)]
+
+
 # enum rco_output_checks
 _OUTPUT_CHECKS = {'error': 1, 'warn': 2, 'off': 3}
 
@@ -148,6 +150,8 @@ def _declare(library):
     library.rco_run.restype = ctypes.c_int
     library.rco_version.argtypes = []
     library.rco_version.restype = ctypes.c_char_p
+    library.rco_device_dtype.argtypes = [ctypes.c_int]
+    library.rco_device_dtype.restype = ctypes.POINTER(_DtypeInfo)
 
 
 _shared = None
@@ -163,6 +167,18 @@ def _load():
             except _LibraryNotFound as error:
                 raise RunError(str(error), kind='system') from None
         return _shared
+
+
+def _dtypes():
+    """The device dtypes as the library's table gives them, in the order
+    messages list them: a list of (name, enum rco_dtype number, size)."""
+    shared = _load()
+    table = []
+    while True:
+        info = shared.rco_device_dtype(len(table))
+        if not info:
+            return table
+        table.append((info.contents.name.decode(), info.contents.code, info.contents.size))
 
 
 def library_path():
@@ -185,6 +201,7 @@ def _error_of(error):
 
 _torch = None
 _dtype_numbers = None
+_device_dtypes = None  # 'float32, bfloat16, ...', for messages
 # What a new output is filled with, so that elements no core writes stand
 # out: NaN for the floating dtypes, bytes 0xA5 for the integer ones.
 _poison = None
@@ -194,10 +211,12 @@ _POISON_VALUES = {'float32': float('nan'), 'bfloat16': float('nan'), 'float16': 
 
 
 def _torch_module():
-    global _torch, _dtype_numbers, _poison
+    global _torch, _dtype_numbers, _device_dtypes, _poison
     if _torch is None:
         import torch
-        _dtype_numbers = {getattr(torch, name): number for name, number in _DTYPE_NUMBERS.items()}
+        dtypes = _dtypes()
+        _dtype_numbers = {getattr(torch, name): number for name, number, _ in dtypes}
+        _device_dtypes = ', '.join(name for name, _, _ in dtypes)
         _poison = {getattr(torch, name): value for name, value in _POISON_VALUES.items()}
         _torch = torch
     return _torch
@@ -456,7 +475,7 @@ class Library:
                            'give value.cpu()', op=op.name, kind='argument')
         if value.dtype not in _dtype_numbers:
             raise RunError(f'{what} is {value.dtype}, which is not a device dtype '
-                           f'({_DEVICE_DTYPES}); convert it first, e.g. with '
+                           f'({_device_dtypes}); convert it first, e.g. with '
                            '.to(torch.float32)', op=op.name, kind='argument')
         if value.layout != _torch.strided:
             raise RunError(f'{what} is a {value.layout} tensor; the device takes dense (strided) '

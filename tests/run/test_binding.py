@@ -5,6 +5,7 @@ The builds are those of tests/run/test_library.c: tests/run/kernels/mischief.cpp
 built single-core and multicore (tests/run/mischief/), and the fake core
 library of tests/run/fake_core.c with a record written here."""
 
+import ast
 import contextlib
 import io
 import os
@@ -120,6 +121,28 @@ class RunnerTest(unittest.TestCase):
                               env=dict(os.environ, PYTHONPATH=os.path.join(tap.TOP, 'python')))
         self.assertEqual((done.returncode, done.stdout, done.stderr),
                          (0, "8 ['T', 'Tii', 'Ti', 'T', 'T']\n", ''))
+
+    def test_the_dtype_views_agree(self):
+        """The library's dtype table, runner's torch dtypes (read from it)
+        and the gdb printers' table say the same, exactly."""
+        table = [('float32', 6, 4), ('bfloat16', 15, 2), ('float16', 5, 2), ('int32', 3, 4),
+                 ('int8', 1, 1), ('int64', 4, 8), ('int16', 2, 2), ('uint8', 0, 1)]
+        self.assertEqual(runner._dtypes(), table)
+        self.open(SINGLE).run('relu', torch.zeros(1))  # runner reads its torch dtypes
+        self.assertEqual(runner._dtype_numbers, {
+            torch.float32: 6, torch.bfloat16: 15, torch.float16: 5, torch.int32: 3, torch.int8: 1,
+            torch.int64: 4, torch.int16: 2, torch.uint8: 0})
+        self.assertEqual(runner._device_dtypes,
+                         'float32, bfloat16, float16, int32, int8, int64, int16, uint8')
+        # sdk/host/gdb/customop_host_printers.py imports gdb: read its table as text.
+        printers = os.path.join(tap.TOP, 'sdk', 'host', 'gdb', 'customop_host_printers.py')
+        with open(printers) as source:
+            tree = ast.parse(source.read())
+        dtypes = next(ast.literal_eval(node.value) for node in tree.body
+                      if isinstance(node, ast.Assign)
+                      and getattr(node.targets[0], 'id', None) == 'DTYPES')
+        self.assertEqual({code: entry[1] for code, entry in dtypes.items()},
+                         {code: size for _, code, size in table})
 
     def test_relu_on_1_and_8_cores(self):
         x = torch.linspace(-5, 5, 1001)

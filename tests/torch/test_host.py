@@ -97,6 +97,22 @@ class HostTest(unittest.TestCase):
         self.assertSameBits(torch.ops.test_more.negate(x), x * -1)
         self.assertSameBits(getattr(torch.ops.test_more, fixture.LONG_OP)(x), x * 3)
 
+    def test_every_device_dtype_reaches_the_kernel_as_itself(self):
+        # The kernel multiplies by the dtype it is given: a dtype passed to
+        # the runner under another's number gives other bits, or is refused.
+        torch = self.torch
+        for dtype in (torch.float32, torch.bfloat16, torch.float16, torch.int32, torch.int8,
+                      torch.int64, torch.int16, torch.uint8):
+            with self.subTest(dtype=dtype), warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter('always')
+                x = torch.tensor([1, 2, 3, 50]).to(dtype)
+                self.assertSameBits(torch.ops.test_ops.twice(x), x * 2)
+            # The host SDK warns of a generic 64-bit op, as the device's API does.
+            self.assertEqual([str(w.message) for w in caught], [
+                'core 0: op test_ops::twice: a 64-bit (kLong) tensor: the device does not support '
+                '64-bit ops generically (the API reference no longer lists kLong among the '
+                'dtypes)'] if dtype == torch.int64 else [])
+
     def test_an_output_shape_from_the_shape_function(self):
         torch = self.torch
         x = torch.tensor([[1.0, 2.0, 3.0, 4.0], [0.5, -0.5, 8.0, 0.0], [-1.0, -2.0, -3.0, 6.0]])

@@ -121,12 +121,14 @@ ACCESS_CHECKS(4)
 ACCESS_CHECKS(8)
 ACCESS_CHECKS(16)
 
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the name -fsanitize=address instrumentation calls
 void __asan_loadN_noabort(void *address, size_t size)
 {
     if (size)
         neuron_host::check(address, size, false, __builtin_return_address(0));
 }
 
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the name -fsanitize=address instrumentation calls
 void __asan_storeN_noabort(void *address, size_t size)
 {
     if (size)
@@ -135,6 +137,7 @@ void __asan_storeN_noabort(void *address, size_t size)
 
 // Called before a call that does not return (a throw, longjmp): nothing to
 // unpoison, as nothing is poisoned.
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the name -fsanitize=address instrumentation calls
 void __asan_handle_no_return()
 {
 }

@@ -19,10 +19,13 @@
 
 // ASan's, when it is in the process (it always is where this library is
 // loaded: a core library built with ASan needs its runtime first).
+// NOLINTNEXTLINE(bugprone-reserved-identifier): ASan's own function
 extern "C" void __asan_set_error_report_callback(void (*callback)(const char *)) __attribute__((weak));
 // Where ASan writes its reports: set (a path prefix, or "stderr"), and the
 // file in use (NULL while it writes to stderr).
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the sanitizer runtime's own function
 extern "C" void __sanitizer_set_report_path(const char *path) __attribute__((weak));
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the sanitizer runtime's own function
 extern "C" const char *__sanitizer_get_report_path() __attribute__((weak));
 
 namespace {

@@ -6,6 +6,7 @@
 #include "neuron/host/violation.h"
 #include "runtime.h"
 
+// NOLINTNEXTLINE(bugprone-reserved-identifier): glibc's assert() calls it by this name
 extern "C" [[noreturn]] void __assert_fail(const char *assertion, const char *file, unsigned int line,
                                            const char *function)
 {

@@ -85,8 +85,10 @@ void publish_ranges()
 // region is never an object's, and a page separates objects.
 uint64_t assign_address(size_t bytes, size_t align)
 {
-    if (!hbm.page)
-        hbm.page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    if (!hbm.page) {
+        long size = sysconf(_SC_PAGESIZE);
+        hbm.page = size > 0 ? static_cast<size_t>(size) : 4096;
+    }
     size_t page = hbm.page;
     align = align > page ? align : page;
     size_t need = round_up(bytes, page) + page;

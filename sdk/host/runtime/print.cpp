@@ -18,6 +18,7 @@ int vprintf(const char *format, va_list arguments);
 int puts(const char *text);
 int putchar(int character);
 // What printf becomes under _FORTIFY_SOURCE.
+// NOLINTNEXTLINE(bugprone-reserved-identifier): glibc's name, which a fortified printf calls
 int __printf_chk(int flag, const char *format, ...);
 }
 

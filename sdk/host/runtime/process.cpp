@@ -50,6 +50,7 @@ extern "C" {
 
 [[noreturn]] void exit(int status) noexcept;
 [[noreturn]] void _exit(int status) noexcept;
+// NOLINTNEXTLINE(bugprone-reserved-identifier): C's own _Exit, which kernels may call
 [[noreturn]] void _Exit(int status) noexcept;
 [[noreturn]] void quick_exit(int status) noexcept;
 pid_t fork() noexcept;

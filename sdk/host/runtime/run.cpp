@@ -224,7 +224,8 @@ CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
         fail(call, "no op of that name in this library");
         return -1;
     }
-    size_t size = call->core_stack_size ? call->core_stack_size : CUSTOMOP_HOST_DEFAULT_CORE_STACK;
+    size_t size = call->core_stack_size ? call->core_stack_size
+                                         : static_cast<size_t>(CUSTOMOP_HOST_DEFAULT_CORE_STACK);
     state.call = call;
     if (state.stack.mapping && state.stack.size == round_up_16(size)) {
         announce_core_stack(call, state.stack.description);

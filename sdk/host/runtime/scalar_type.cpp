@@ -4,6 +4,18 @@
 #include <string.h>
 
 #include "neuron/host/scalar_type.h"
+#include "neuron/host_abi.h"
+
+// The runtime hands a tensor's dtype number to kernels as a ScalarType: the
+// two numberings are one.
+static_assert(static_cast<int>(c10::kByte) == CUSTOMOP_HOST_UINT8, "kByte");
+static_assert(static_cast<int>(c10::kChar) == CUSTOMOP_HOST_INT8, "kChar");
+static_assert(static_cast<int>(c10::kShort) == CUSTOMOP_HOST_INT16, "kShort");
+static_assert(static_cast<int>(c10::kInt) == CUSTOMOP_HOST_INT32, "kInt");
+static_assert(static_cast<int>(c10::kLong) == CUSTOMOP_HOST_INT64, "kLong");
+static_assert(static_cast<int>(c10::kHalf) == CUSTOMOP_HOST_FLOAT16, "kHalf");
+static_assert(static_cast<int>(c10::kFloat) == CUSTOMOP_HOST_FLOAT32, "kFloat");
+static_assert(static_cast<int>(c10::kBFloat16) == CUSTOMOP_HOST_BFLOAT16, "kBFloat16");
 
 namespace c10 {
 namespace {
@@ -110,14 +122,10 @@ const char *toString(ScalarType type)
 size_t elementSize(ScalarType type)
 {
     switch (type) {
-    case ScalarType::Byte: return 1;
-    case ScalarType::Char: return 1;
-    case ScalarType::Short: return 2;
-    case ScalarType::Int: return 4;
+    case ScalarType::Byte: case ScalarType::Char: return 1;
+    case ScalarType::Short: case ScalarType::Half: case ScalarType::BFloat16: return 2;
+    case ScalarType::Int: case ScalarType::Float: return 4;
     case ScalarType::Long: return 8;
-    case ScalarType::Half: return 2;
-    case ScalarType::Float: return 4;
-    case ScalarType::BFloat16: return 2;
     }
     return 0;
 }

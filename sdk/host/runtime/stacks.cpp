@@ -14,7 +14,7 @@ namespace {
 // Large enough that a frame with big locals which jumps past the end of the
 // stack still lands in the guard rather than in unrelated memory; it is
 // address space only, never backed by memory.
-const size_t guard_size = 1024 * 1024;
+const size_t guard_size = static_cast<size_t>(1024) * 1024;
 
 size_t round_up(size_t value, size_t multiple)
 {

@@ -54,7 +54,7 @@
 namespace neuron_host {
 namespace {
 
-const size_t pool_size = 16 * 1024;
+const size_t pool_size = static_cast<size_t>(16) * 1024;
 const size_t block_size = 64;
 const size_t block_count = pool_size / block_size;
 // The fill pattern, repeated from every address that is a multiple of 4.

@@ -305,10 +305,12 @@ UBSAN_HANDLER(alignment_assumption,
                      "type %s failed (address 0x%" PRIxPTR ")", alignment, offset, data->type->name, pointer))
 
 // Reaching these is never recoverable: there is no _abort twin.
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the name -fsanitize=undefined instrumentation calls
 extern "C" [[noreturn]] void __ubsan_handle_builtin_unreachable(UnreachableData *data)
 {
     report(data->location, "unreachable", "execution reached an unreachable program point");
 }
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the name -fsanitize=undefined instrumentation calls
 extern "C" [[noreturn]] void __ubsan_handle_missing_return(UnreachableData *data)
 {
     report(data->location, "return",

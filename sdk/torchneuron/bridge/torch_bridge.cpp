@@ -95,6 +95,7 @@ struct Runner {
     const char *(*op_signature)(const rco_library *, int);
     int (*run_named)(rco_library *, int, const char *, const struct rco_argument *, int,
                      const struct rco_tensor *, double, struct rco_error *);
+    const struct rco_dtype_info *(*device_dtype)(int);
 };
 
 Runner runner;
@@ -103,21 +104,34 @@ Runner runner;
 PyObject *print_hook;
 PyObject *error_hook;
 
-const char device_dtypes[] = "float32, bfloat16, float16, int32, int8, int64, int16, uint8";
+// PyTorch numbers the device's dtypes as enum rco_dtype does.
+static_assert(static_cast<int>(at::kByte) == RCO_UINT8, "kByte");
+static_assert(static_cast<int>(at::kChar) == RCO_INT8, "kChar");
+static_assert(static_cast<int>(at::kShort) == RCO_INT16, "kShort");
+static_assert(static_cast<int>(at::kInt) == RCO_INT32, "kInt");
+static_assert(static_cast<int>(at::kLong) == RCO_INT64, "kLong");
+static_assert(static_cast<int>(at::kHalf) == RCO_FLOAT16, "kHalf");
+static_assert(static_cast<int>(at::kFloat) == RCO_FLOAT32, "kFloat");
+static_assert(static_cast<int>(at::kBFloat16) == RCO_BFLOAT16, "kBFloat16");
 
+/* The runner's dtype of type (its ScalarType's number), or -1 when the
+ * device does not have it. */
 int rco_dtype_of(at::ScalarType type)
 {
-    switch (type) {
-    case at::kByte: return RCO_UINT8;
-    case at::kChar: return RCO_INT8;
-    case at::kShort: return RCO_INT16;
-    case at::kInt: return RCO_INT32;
-    case at::kLong: return RCO_INT64;
-    case at::kHalf: return RCO_FLOAT16;
-    case at::kFloat: return RCO_FLOAT32;
-    case at::kBFloat16: return RCO_BFLOAT16;
-    default: return -1;
-    }
+    int code = static_cast<int>(type);
+    for (int i = 0; i < RCO_DTYPE_COUNT; i++)
+        if (runner.device_dtype(i)->code == code)
+            return code;
+    return -1;
+}
+
+/* "float32, bfloat16, ...": the device's dtypes, for messages. */
+std::string device_dtypes()
+{
+    std::string names;
+    for (int i = 0; i < RCO_DTYPE_COUNT; i++)
+        names += std::string(i ? ", " : "") + runner.device_dtype(i)->name;
+    return names;
 }
 
 std::string dtype_name(at::ScalarType type)
@@ -449,7 +463,7 @@ int check_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op, size_t
     int dtype = rco_dtype_of(tensor.scalar_type());
     TORCH_CHECK_VALUE(dtype >= 0, describe(op, index), " has dtype ",
                       dtype_name(tensor.scalar_type()), ", which the device does not have; its "
-                      "dtypes are ", device_dtypes);
+                      "dtypes are ", device_dtypes());
     return dtype;
 }
 
@@ -520,7 +534,7 @@ at::Tensor shape_of(c10::IValue result, const OpEntry &entry)
     at::Tensor shape = std::move(result).toTensor();
     TORCH_CHECK_VALUE(rco_dtype_of(shape.scalar_type()) >= 0, "the shape function of ",
                       entry.qualified, " returned dtype ", dtype_name(shape.scalar_type()),
-                      ", which the device does not have; its dtypes are ", device_dtypes);
+                      ", which the device does not have; its dtypes are ", device_dtypes());
     return shape;
 }
 
@@ -1008,7 +1022,7 @@ int register_op(const std::shared_ptr<HostLibrary> &library, const std::string &
 
 /* ---- the C functions build_custom_op calls (through ctypes) ---------------- */
 
-/* Sets libruncustomop's functions (runner: six function pointers in the
+/* Sets libruncustomop's functions (runner: seven function pointers in the
  * order of struct Runner) and the Python hooks (NULL: none); called once,
  * with the GIL held when hooks are given.  Returns 0. */
 BRIDGE_EXPORT int torch_bridge_init(const void *functions, PyObject *print, PyObject *error)

@@ -32,6 +32,7 @@ constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
 // IEEE binary16 storage; arithmetic converts to float, as c10::Half does.
 struct Half {
     uint16_t x;
+    // cppcheck-suppress uninitMemberVar ; trivial, as c10::Half is: an array of them is not zeroed
     Half() = default;
     Half(float value);
     operator float() const;
@@ -40,6 +41,7 @@ struct Half {
 // The upper half of a binary32; converting rounds to nearest even.
 struct BFloat16 {
     uint16_t x;
+    // cppcheck-suppress uninitMemberVar ; trivial, as c10::BFloat16 is: an array of them is not zeroed
     BFloat16() = default;
     BFloat16(float value);
     operator float() const;
