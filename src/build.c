@@ -89,6 +89,15 @@ static int call_end(struct call *call, int status, bco_error **error)
 	return kind;
 }
 
+/* Ends a call whose arena ran out of memory (its setjmp returned again). */
+static int call_end_out_of_memory(struct call *call, bco_error **error)
+{
+	diag_init(&call->diag, NULL);
+	call->diag.kind = BCO_ERROR_SYSTEM;
+	call->diag.message = "out of memory";
+	return call_end(call, -1, error);
+}
+
 static int out_of_memory(bco_error **error)
 {
 	struct diag diag;
@@ -579,12 +588,8 @@ int bco_build(const struct bco_request *request, bco_result **result, bco_error 
 	struct call *call = call_begin(request);
 	if (!call)
 		return out_of_memory(error);
-	if (setjmp(call->out_of_memory)) {
-		diag_init(&call->diag, NULL);
-		call->diag.kind = BCO_ERROR_SYSTEM;
-		call->diag.message = "out of memory";
-		return call_end(call, -1, error);
-	}
+	if (setjmp(call->out_of_memory))
+		return call_end_out_of_memory(call, error);
 	if (!request || !result) {
 		diag_fail(&call->diag, BCO_ERROR_USAGE, "bco_build needs a request and a place for the result");
 		return call_end(call, -1, error);
@@ -608,12 +613,8 @@ int bco_generate_wrapper(const struct bco_request *request, char **text, bco_err
 	struct call *call = call_begin(request);
 	if (!call)
 		return out_of_memory(error);
-	if (setjmp(call->out_of_memory)) {
-		diag_init(&call->diag, NULL);
-		call->diag.kind = BCO_ERROR_SYSTEM;
-		call->diag.message = "out of memory";
-		return call_end(call, -1, error);
-	}
+	if (setjmp(call->out_of_memory))
+		return call_end_out_of_memory(call, error);
 	if (!request || !text) {
 		diag_fail(&call->diag, BCO_ERROR_USAGE,
 		          "bco_generate_wrapper needs a request and a place for the text");
