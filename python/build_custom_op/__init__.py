@@ -158,7 +158,7 @@ def _declare(library):
         function.argtypes = argtypes
 
 
-def _library():
+def _build_library():
     """The loaded libbuildcustomop, loaded on first use."""
     global _library_handle
     with _library_lock:
@@ -173,7 +173,7 @@ def _library():
 
 def library_path():
     """The path of the libbuildcustomop in use (loading it if needed)."""
-    return _library()._name
+    return _build_library()._name
 
 
 # --- turning arguments into a request -----------------------------------------
@@ -221,7 +221,7 @@ def _shell_words(entry, what):
     if isinstance(entry, os.PathLike):
         return [os.fspath(entry)]
     text = _encode(entry, what)
-    library = _library()
+    library = _build_library()
     words = ctypes.POINTER(ctypes.c_char_p)()
     count = ctypes.c_size_t()
     error = ctypes.c_void_p()
@@ -496,7 +496,7 @@ class _DeferredSignals:
 def _call(function_name, request_arguments, sink):
     """Runs bco_build or bco_generate_wrapper.  Returns the list of
     artifacts or the wrapper text; raises BuildError."""
-    library = _library()
+    library = _build_library()
     strings = _Strings()
     request = _make_request(strings, **request_arguments)
     progress = _ProgressFunction(sink)  # referenced until the call returns

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+import unittest
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -787,6 +788,23 @@ class CompileTest(tap.FakeToolchainTest):
                              f'growth {heap_growth} bytes over 2000 calls\n')
             # One leaked block of the smallest size (32 bytes) per call would be 64000.
             self.assertLess(heap_growth, 16 * 1024)
+
+
+class PackageTest(unittest.TestCase):
+    def test_no_module_of_the_package_is_shadowed(self):
+        """build_custom_op.X is the module X.py wherever both exist."""
+        import importlib
+        import types
+        directory = os.path.dirname(build_custom_op.__file__)
+        for file in sorted(os.listdir(directory)):
+            name, extension = os.path.splitext(file)
+            if extension != '.py' or name in ('__init__', '__main__') or \
+                    not hasattr(build_custom_op, name):
+                continue
+            with self.subTest(module=name):
+                self.assertIsInstance(getattr(build_custom_op, name), types.ModuleType)
+                self.assertIs(getattr(build_custom_op, name),
+                              importlib.import_module(f'build_custom_op.{name}'))
 
 
 if __name__ == '__main__':
