@@ -448,7 +448,7 @@ class RunnerTest(unittest.TestCase):
             y = library.run('chatter', torch.arange(-4., 12.), 2)
         self.assertTrue(torch.equal(y, torch.arange(-4., 12.).clamp(min=0)))
 
-    def test_no_leak_over_1000_calls(self):
+    def test_no_leak_over_5000_calls(self):
         library = self.open()
         x = torch.randn(4, 4)
         # Long enough for the allocators' caches (eight threads', and
@@ -457,11 +457,14 @@ class RunnerTest(unittest.TestCase):
             library.run('relu', x)
         threads = threading.active_count()
         descriptors = len(os.listdir('/proc/self/fd'))
+        # 5000 calls against 1 MiB: a leak of 200 bytes a call shows, and
+        # AddressSanitizer's allocator, whose resident size swings by about
+        # 500 KiB either way from one 1000 calls to the next, does not.
         before = resident_bytes()
-        for _ in range(1000):
+        for _ in range(5000):
             library.run('relu', x)
         grown = resident_bytes() - before
-        self.assertLess(grown, 256 * 1024, f'resident memory grew by {grown} bytes')
+        self.assertLess(grown, 1024 * 1024, f'resident memory grew by {grown} bytes')
         self.assertEqual((threading.active_count(), len(os.listdir('/proc/self/fd'))),
                          (threads, descriptors))
 
