@@ -159,8 +159,8 @@ def _code_identity():
     if _code_digest is None:
         digest = hashlib.sha256()
         for module in (_archive, _elf):
-            with open(module.__file__, 'rb') as stream:
-                digest.update(stream.read())
+            # Through the loader: a zip or an installation of .pyc files works too.
+            digest.update(module.__loader__.get_data(module.__file__))
         _code_digest = digest.hexdigest()
     return _code_digest
 
