@@ -17,9 +17,10 @@ this run, alternating the two sides:
   - MLP training: the loop of examples/mlp with the relu as custom ops on
     the emulated cores (each kernel variant) against torch.relu.
 
-Usage: bench/torch_bench.py [--quick] [--only-load] [--record]
+Usage: bench/torch_bench.py [--quick] [--only-load | --only-warm-load] [--record]
   --quick   fewer calls, steps and repetitions (a smoke run)
   --only-load  the two load() cases alone
+  --only-warm-load  the case "load(), nothing changed" alone
   --record  also replace the PyTorch section of the results in bench/README.md
 """
 import os
@@ -355,7 +356,9 @@ def main():
     load_average = os.getloadavg()[0]
     lines = [f'Measured {time.strftime("%Y-%m-%d")} on: {machine()}; PyTorch {torch.__version__}; '
              f'load average {load_average:.1f} at the start.', '']
-    if '--only-load' in sys.argv:
+    if '--only-warm-load' in sys.argv:
+        load_case(lines)
+    elif '--only-load' in sys.argv:
         load_case(lines)
         first_load_case(lines)
     else:

@@ -17,6 +17,10 @@ changed after bundling (an edited .ops record, a patched shape library) is
 refused before anything of the bundle is loaded.  Readers of the original
 format read only the keys they know; a bundle without "sha256" (one the
 original wrote) is checked as the original checks it.
+
+The cache keeps a record of each bundle load() makes (record_key,
+record_of), so that a load() with nothing changed keeps the file already
+written when it is byte for byte the one it would write (kept).
 """
 
 import errno
@@ -42,6 +46,9 @@ _TARGET_NAMES = {'xtensa': "the device (target='xtensa')",
 # of the bundle's bytes, as the original does.
 EXTRACT_ROOT = '/var/tmp/neuron-custom-ops'
 EXTRACT_ROOT_VARIABLE = 'BUILD_CUSTOM_OP_BUNDLES'
+# A hex digest as md5_hex and sha256_hex write it.
+_MD5_HEX = '[0-9a-f]{32}'
+_SHA256_HEX = '[0-9a-f]{64}'
 
 
 class BundleError(Exception):
@@ -136,16 +143,94 @@ def _umask():
     return mask
 
 
+# --- a bundle known without making it again ---------------------------------
+#
+# After load() makes a bundle, the cache keeps a record of it (see
+# custom_op.py): the size, sha256 and md5 of its bytes, under a key that
+# hashes everything those bytes are made from.  With the record, an
+# unchanged load() need not lay the archive out again: the file already at
+# the bundle's path is kept when it is, byte for byte, what would be
+# written (its sha256 is the recorded one), and rewritten otherwise.
+
+def _code_identity():
+    """The sha256 of the code that lays a bundle's bytes out (the archive
+    writer and the ELF symbol reader its index comes from)."""
+    global _code_digest
+    if _code_digest is None:
+        digest = hashlib.sha256()
+        for module in (_archive, _elf):
+            # Through the loader: a zip or an installation of .pyc files works too.
+            digest.update(module.__loader__.get_data(module.__file__))
+        _code_digest = digest.hexdigest()
+    return _code_digest
+
+
+_code_digest = None
+
+
+def record_key(members, hashes):
+    """The key of the record of the bundle of members ([(name, bytes)] in
+    order): a sha256 of the code that lays bundles out and of each member's
+    name and sha256.  hashes: {name: sha256 hex} of the members (the
+    metadata's record of the others); one it lacks is hashed here."""
+    description = [_code_identity()]
+    for name, data in members:
+        description.append([name, len(data), hashes.get(name) or sha256_hex(data)])
+    return sha256_hex(json.dumps(description).encode('utf-8'))
+
+
+def record_of(data):
+    """The record of a bundle's bytes: {"size", "sha256", "md5"}."""
+    return {'size': len(data), 'sha256': sha256_hex(data), 'md5': md5_hex(data)}
+
+
+def recorded(value):
+    """The record value as record_of() made it, or None when it is not one
+    (a damaged record is not used)."""
+    if not isinstance(value, dict) or set(value) != {'size', 'sha256', 'md5'}:
+        return None
+    size, sha256, md5 = value['size'], value['sha256'], value['md5']
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0 or \
+            not isinstance(sha256, str) or not re.fullmatch(_SHA256_HEX, sha256) or \
+            not isinstance(md5, str) or not re.fullmatch(_MD5_HEX, md5):
+        return None
+    return value
+
+
+def kept(path, record):
+    """Whether the file at path (a symbolic link followed, as
+    write_atomically() does) is already what write_atomically(path, the
+    recorded bytes) would leave there: a regular file of this user, with
+    no other link, of mode 644 less the umask, whose bytes have the
+    recorded size and sha256.  Anything else is written again."""
+    try:
+        descriptor = os.open(os.path.realpath(path),
+                             os.O_RDONLY | os.O_NONBLOCK | getattr(os, 'O_CLOEXEC', 0))
+    except OSError:
+        return False
+    with os.fdopen(descriptor, 'rb') as stream:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or \
+                info.st_uid != os.geteuid() or info.st_size != record['size'] or \
+                stat.S_IMODE(info.st_mode) != 0o644 & ~_umask():
+            return False
+        try:
+            data = stream.read()
+        except OSError:
+            return False
+    return len(data) == record['size'] and sha256_hex(data) == record['sha256']
+
+
 # --- reading and checking ---------------------------------------------------
 
 class Bundle:
     """A bundle read from a file and checked: metadata, member names, and
     that every member metadata.json names is there."""
 
-    def __init__(self, path, data, members, meta):
+    def __init__(self, path, data, members, meta, md5=None):
         self.path = path
-        self.data = data
-        self.md5 = md5_hex(data)
+        self.data = data                # None for a bundle known by its record
+        self.md5 = md5_hex(data) if md5 is None else md5
         self.members = members          # [(name, bytes)] in archive order
         self.metadata = meta
         self.target = meta.get('target', 'xtensa')
@@ -193,11 +278,11 @@ def _metadata_problem(meta):
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
         return '"computelibs" must hold "names", a list of file names'
     identity = meta['computelib'].get('id') if isinstance(meta['computelib'], dict) else None
-    if not isinstance(identity, str) or not re.fullmatch('[0-9a-f]{32}', identity):
+    if not isinstance(identity, str) or not re.fullmatch(_MD5_HEX, identity):
         return '"computelib" must hold "id", the md5 of the first compute library'
     hashes = meta.get(HASHES, {})
     if not isinstance(hashes, dict) or not all(
-            isinstance(name, str) and isinstance(value, str) and re.fullmatch('[0-9a-f]{64}', value)
+            isinstance(name, str) and isinstance(value, str) and re.fullmatch(_SHA256_HEX, value)
             for name, value in hashes.items()):
         return f'"{HASHES}" must map member names to the sha256 of their bytes'
     target = meta.get('target', 'xtensa')
@@ -286,12 +371,20 @@ def parse(path, data, target=None):
         raise BundleError(f'{path}: the md5 of {bundle.computelibs[0]} is {md5_hex(first)}, '
                           f'but {METADATA} records {meta["computelib"]["id"]}: the member was '
                           'changed after the bundle was made; rebuild it')
+    check_whole(bundle)
+    return bundle
+
+
+def check_whole(bundle):
+    """Refuses a bundle whose shape library or (on the host) compute
+    libraries are not whole shared libraries (loading one would kill the
+    process with SIGBUS)."""
+    path = bundle.path
     for name in [bundle.shapelib] + (bundle.computelibs if bundle.target == 'host' else []):
         problem = _elf.incomplete(bundle.member(name))
         if problem is not None:
             raise BundleError(f'{path}: its member {name} is not a whole shared library: '
                               f'{problem}; rebuild the bundle with custom_op.load()')
-    return bundle
 
 
 def _check_hashes(path, bundle):

@@ -68,9 +68,11 @@ def _identity(path):
     return (info.st_dev, info.st_ino)
 
 
-def _note_loaded(path, data):
+def _note_loaded(path, digest):
+    """Notes that this process loaded the library at path, whose contents'
+    sha256 is digest."""
     _loaded[os.path.realpath(path)] = _identity(path)
-    _loaded_contents[hashlib.sha256(data).hexdigest()] = path
+    _loaded_contents[digest] = path
 
 
 def load_library(path, data):
@@ -78,14 +80,15 @@ def load_library(path, data):
     torch.ops.load_library, unless this process already loaded the same
     library from elsewhere (load() loads it from the cache): a second copy
     would define its namespace a second time.  Returns the path in use."""
-    known = _loaded_contents.get(hashlib.sha256(data).hexdigest())
+    digest = hashlib.sha256(data).hexdigest()
+    known = _loaded_contents.get(digest)
     if known is not None and os.path.exists(known):
         return known
     try:
         torch.ops.load_library(path)
     except (OSError, RuntimeError) as error:
         raise ShapeLibraryError(f'cannot load {path}: {error}') from None
-    _note_loaded(path, data)
+    _note_loaded(path, digest)
     return path
 
 
@@ -100,7 +103,8 @@ def build_and_load(name, sources, extra_cflags, extra_include_paths, verbose):
                                         include_paths, verbose)
     except _torch_build.TorchBuildError as error:
         raise ShapeLibraryError(str(error)) from None
-    known = _loaded_contents.get(hashlib.sha256(data).hexdigest())
+    digest = hashlib.sha256(data).hexdigest()
+    known = _loaded_contents.get(digest)
     if known is not None and os.path.exists(known):
         return known, data   # loaded from elsewhere: a second copy would define it again
     before = _loaded.get(os.path.realpath(path))
@@ -114,7 +118,7 @@ def build_and_load(name, sources, extra_cflags, extra_include_paths, verbose):
             torch.ops.load_library(path)
         except (OSError, RuntimeError) as error:
             raise ShapeLibraryError(f'cannot load {path}: {error}') from None
-        _note_loaded(path, data)
+        _note_loaded(path, digest)
     return path, data
 
 

@@ -1,6 +1,7 @@
 """_torch_build.py - C++ libraries built against the process's PyTorch
 (shape libraries, the bridge of host ops), kept in a cache by content; and
-the cache's entries of the compute builds of load().
+the cache's entries of the compute builds of load() and its records of
+the bundles it made (bundles/KEY/record.json, see _bundle.py).
 
 A library is built into an entry of the cache, named by a key that hashes
 what goes into the compile: each source's path (compiled in as __FILE__)
@@ -41,6 +42,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -333,6 +335,50 @@ def _write_manifest(directory, library, headers):
     with open(temporary, 'w') as stream:
         json.dump(manifest, stream)
     os.replace(temporary, os.path.join(directory, _MANIFEST))
+
+
+# --- records of bundles -----------------------------------------------------------------
+
+_RECORD = 'record.json'
+
+
+def bundle_record(key):
+    """The value kept under bundles/KEY/ (record_bundle), or None when
+    there is none, or none this user alone could have written."""
+    try:
+        directory = _entry('bundles', key, create=False)
+    except TorchBuildError:
+        return None
+    data = _read_private(os.path.join(directory, _RECORD))
+    if data is None:
+        return None
+    try:
+        return json.loads(data.decode('utf-8'))
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def record_bundle(key, value):
+    """Keeps value (JSON) under bundles/KEY/, replacing what was there in
+    one rename.  A record only spares work: when the cache cannot take it
+    (a read-only or untrusted cache, whose libraries' own step says so),
+    nothing is kept and the next load() makes the bundle in full again;
+    returns whether it was kept."""
+    try:
+        directory = _entry('bundles', key, create=True)
+        descriptor, temporary = tempfile.mkstemp(prefix='.' + _RECORD + '.', dir=directory)
+    except (TorchBuildError, OSError):
+        return False
+    try:
+        with os.fdopen(descriptor, 'w') as stream:
+            json.dump(value, stream)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, os.path.join(directory, _RECORD))
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        return False
+    return True
 
 
 # --- trust ------------------------------------------------------------------------------

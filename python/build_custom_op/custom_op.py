@@ -33,7 +33,8 @@ load() runs six steps; an error says which one and which file:
   5. make the lib<name>.so bundle (an ar archive: the shape library, the
      compute libraries, on the host their .ops record, and metadata.json)
      and, with a build_directory, write it there (a temporary name, then a
-     rename);
+     rename), unless the file there is already, byte for byte, the bundle
+     of these members that the cache records;
   6. register torch.ops.<ns>.<op>.
 
 The shape library is kept in a cache (see _torch_build.py): a second
@@ -284,7 +285,7 @@ def _compute_directory(name, build_directory, compute_srcs, target, steps):
 
 def _bundle_members(name, shape_data, libraries, directory, ops, target):
     """Step 5: the bundle's members in the original's order (the host's
-    .ops record before metadata.json)."""
+    .ops record before metadata.json), and the metadata."""
     members = [(f'lib{name}shapefcn.so', shape_data)]
     for library in libraries:
         members.append((os.path.basename(library), _read(library)))
@@ -296,7 +297,7 @@ def _bundle_members(name, shape_data, libraries, directory, ops, target):
                             [(op.namespace, op.op, op.fn, op.schema) for op in ops],
                             computelibs, target, members)
     members.append((_bundle.METADATA, _bundle.metadata_text(meta).encode('utf-8')))
-    return members
+    return members, meta
 
 
 def _read(path):
@@ -381,29 +382,47 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
                                        verbose, target, directory, steps, sanitize)
             bundle_name = f'lib{name}.so'
             try:
-                members = _bundle_members(name, shape_data, libraries, directory, ops, target)
-                data = _bundle.build_archive(members)
+                members, meta = _bundle_members(name, shape_data, libraries, directory, ops,
+                                                target)
             except OSError as error:
                 raise steps.fail(5, 'making the bundle', error.strerror,
                                  error.filename) from None
-        return _write_and_register(name, build_directory, bundle_name, data, members,
-                                   shape_path, ops, target, steps, register, verbose, timeout)
+        return _write_and_register(build_directory, bundle_name, members, meta, shape_path,
+                                   ops, target, steps, register, verbose, timeout)
 
 
-def _write_and_register(name, build_directory, bundle_name, data, members, shape_path, ops,
-                        target, steps, register, verbose, timeout):
-    """Steps 5 (writing) and 6 of load(); returns the bundle's path."""
+def _write_and_register(build_directory, bundle_name, members, meta, shape_path, ops, target,
+                        steps, register, verbose, timeout):
+    """Steps 5 (laying the bundle out and writing it) and 6 of load();
+    returns the bundle's path.  When the cache records the bundle of these
+    very members (_bundle.record_key), it is not laid out again: the file
+    at the bundle's path is kept if it is byte for byte the recorded one
+    (_bundle.kept), and without a build_directory the record's md5 names
+    the extraction.  Else the bundle is made, written and recorded."""
     bundle_path = None
     if build_directory is not None:
         bundle_path = os.path.join(os.fspath(build_directory), bundle_name)
-        try:
-            if verbose:
-                print(f'writing {bundle_path}: {", ".join(n for n, _ in members)}')
-            _bundle.write_atomically(bundle_path, data)
-        except OSError as error:
-            raise steps.fail(5, 'writing the bundle', error.strerror, bundle_path) from None
+    key = _bundle.record_key(members, meta[_bundle.HASHES])
+    record = _bundle.recorded(_torch_build.bundle_record(key))
+    if record is not None and (bundle_path is None or _bundle.kept(bundle_path, record)):
+        if verbose and bundle_path is not None:
+            print(f'keeping {bundle_path}: it already holds {", ".join(n for n, _ in members)}')
+        bundle = _bundle.Bundle(bundle_path or bundle_name, None, members, meta, record['md5'])
+    else:
+        data = _bundle.build_archive(members)
+        if bundle_path is not None:
+            try:
+                if verbose:
+                    print(f'writing {bundle_path}: {", ".join(n for n, _ in members)}')
+                _bundle.write_atomically(bundle_path, data)
+            except OSError as error:
+                raise steps.fail(5, 'writing the bundle', error.strerror,
+                                 bundle_path) from None
+        record = _bundle.record_of(data)
+        bundle = _bundle.Bundle(bundle_path or bundle_name, data, members, meta, record['md5'])
+        _torch_build.record_bundle(key, record)
     if register:
-        bundle = _bundle.parse(bundle_path or bundle_name, data)
+        _bundle.check_whole(bundle)
         _register(bundle, shape_path, ops, target, steps, 6, verbose, timeout=timeout)
     return bundle_path
 

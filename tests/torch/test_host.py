@@ -547,6 +547,46 @@ class HostTest(unittest.TestCase):
                 self.assertTrue(dict(members)[f'lib{name}customop.ops'].startswith(
                     b'# build-custom-op ops '))
 
+    def test_an_unchanged_load_keeps_the_bundle_only_when_it_is_the_right_one(self):
+        """A load() with nothing changed does not write lib<name>.so again
+        when the file is the bundle it would write (the cache's record of
+        it); a file damaged in any way is replaced by the right bundle."""
+        directory = os.path.join(state['work'], 'kept')
+        path = os.path.join(directory, 'libfixture.so')
+        sources = [os.path.join(fixture.FIXTURES, 'ops.cpp')]
+        fixture.load(sources, directory, target='host')
+        with open(path, 'rb') as stream:
+            right = stream.read()
+        inode = os.stat(path).st_ino
+        fixture.load(sources, directory, target='host')
+        self.assertEqual(os.stat(path).st_ino, inode)   # kept, not written again
+
+        def flipped(data):
+            middle = len(data) // 2
+            return data[:middle] + bytes([data[middle] ^ 0x01]) + data[middle + 1:]
+
+        for damage, data in (('one byte changed', flipped(right)),
+                             ('truncated', right[:len(right) // 2]),
+                             ('one byte more', right + b'\0'),
+                             ('empty', b''),
+                             ('a byte changed in the symbol index', right[:70] +
+                              bytes([right[70] ^ 0x01]) + right[71:])):
+            with self.subTest(damage=damage):
+                with open(path, 'r+b') as stream:
+                    stream.truncate(0)
+                    stream.write(data)
+                fixture.load(sources, directory, target='host')
+                with open(path, 'rb') as stream:
+                    self.assertEqual(stream.read(), right)
+        with self.subTest(damage='mode 600'):
+            os.chmod(path, 0o600)
+            fixture.load(sources, directory, target='host')
+            mask = os.umask(0)
+            os.umask(mask)
+            self.assertEqual(os.stat(path).st_mode & 0o777, 0o644 & ~mask)
+        x = self.torch.tensor([1.0, -2.0])
+        self.assertSameBits(self.torch.ops.test_ops.twice(x), x * 2)
+
     def test_a_host_bundle_is_refused_for_the_device(self):
         from build_custom_op import custom_op
         bundle = os.path.join(state['work'], 'fixture', 'libfixture.so')
