@@ -39,6 +39,9 @@ from build_custom_op import _ownership
 METADATA = 'metadata.json'
 # The key of metadata.json that records each other member's sha256.
 HASHES = 'sha256'
+# The key of the PyTorch version the shape library was compiled against
+# (absent from the original's bundles).
+TORCH = 'torch'
 TARGETS = ('xtensa', 'host')
 _TARGET_NAMES = {'xtensa': "the device (target='xtensa')",
                  'host': "the host's emulated cores (target='host')"}
@@ -69,10 +72,11 @@ def sha256_hex(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def metadata(versions, shapelib, ops, computelibs, target, members):
+def metadata(versions, shapelib, ops, computelibs, target, members, torch_version):
     """The metadata dict.  ops: [(namespace, op, fn, schema)] in order;
     computelibs: [(basename, bytes)]; members: every other member of the
-    bundle, [(name, bytes)]."""
+    bundle, [(name, bytes)]; torch_version: the PyTorch the shape library
+    was compiled against (torch.__version__), which alone can load it."""
     table = {}
     for namespace, op, fn, schema in ops:
         table.setdefault(namespace, {})[op] = {'fn': fn, 'schema': schema}
@@ -85,6 +89,7 @@ def metadata(versions, shapelib, ops, computelibs, target, members):
     }
     if target == 'host':
         result['target'] = 'host'
+    result[TORCH] = torch_version
     result[HASHES] = {name: sha256_hex(data) for name, data in members}
     return result
 
@@ -285,6 +290,8 @@ def _metadata_problem(meta):
             isinstance(name, str) and isinstance(value, str) and re.fullmatch(_SHA256_HEX, value)
             for name, value in hashes.items()):
         return f'"{HASHES}" must map member names to the sha256 of their bytes'
+    if not isinstance(meta.get(TORCH, ''), str):
+        return f'"{TORCH}" must be the version of PyTorch the shape library was built against'
     target = meta.get('target', 'xtensa')
     if target not in TARGETS:
         return f'"target" is {target!r}; it can be "host" (or absent, for the device)'

@@ -295,7 +295,7 @@ def _bundle_members(name, shape_data, libraries, directory, ops, target):
         members.append((record, _read(os.path.join(directory, record))))
     meta = _bundle.metadata(build_custom_op.versions, f'lib{name}shapefcn.so',
                             [(op.namespace, op.op, op.fn, op.schema) for op in ops],
-                            computelibs, target, members)
+                            computelibs, target, members, torch.__version__)
     members.append((_bundle.METADATA, _bundle.metadata_text(meta).encode('utf-8')))
     return members, meta
 
@@ -505,6 +505,12 @@ def load_library(libname, verbose=False, *, target=None, timeout=None):
                          f'custom_op.load(..., target={target!r})', libname) from None
     except _bundle.BundleError as error:
         raise steps.fail(1, 'reading the bundle', str(error), libname) from None
+    built_with = bundle.metadata.get(_bundle.TORCH)
+    if built_with is not None and built_with != torch.__version__:
+        raise steps.fail(1, 'reading the bundle',
+                         f'its shape library was compiled against PyTorch {built_with}, and this '
+                         f'process runs PyTorch {torch.__version__}, which cannot load it: build '
+                         'the bundle again with custom_op.load() under this PyTorch', libname)
     try:
         directory = _bundle.extract(bundle, verbose)
     except _bundle.BundleError as error:

@@ -34,7 +34,13 @@ def expected_metadata(computelibs, contents):
     return {'versions': VERSIONS, 'shapelib': 'libfixtureshapefcn.so', 'ops': ops,
             'computelibs': {'names': computelibs},
             'computelib': {'id': hashlib.md5(contents[computelibs[0]]).hexdigest()},
+            'torch': torch_version(),
             'sha256': {name: hashlib.sha256(contents[name]).hexdigest() for name in hashed}}
+
+
+def torch_version():
+    import torch
+    return torch.__version__
 
 
 def rehashed(members):
@@ -114,10 +120,11 @@ class DeviceTest(tap.FakeToolchainTest):
         expected = expected_metadata(['libfixturecustomop.packed.so'], contents)
         self.assertEqual(json.loads(contents['metadata.json']), expected)
         # The text json.dump writes: the keys in the original's order, then
-        # the members' hashes.
+        # the PyTorch of the shape library and the members' hashes.
         self.assertEqual(contents['metadata.json'].decode(), json.dumps(expected))
         self.assertEqual(list(json.loads(contents['metadata.json'])),
-                         ['versions', 'shapelib', 'ops', 'computelibs', 'computelib', 'sha256'])
+                         ['versions', 'shapelib', 'ops', 'computelibs', 'computelib', 'torch',
+                          'sha256'])
         self.assertEqual(sorted(os.listdir('out')), ['libfixture.so', 'libfixturecustomop.build'])
 
     def test_the_bundle_is_written_through_a_symlink_and_never_half(self):
@@ -388,6 +395,28 @@ class DeviceTest(tap.FakeToolchainTest):
                      "host's emulated cores (target='host'): load it with target='xtensa' "
                      "(or set CUSTOM_OP_TARGET=xtensa), or build it again with "
                      "custom_op.load(..., target='host')")
+
+    def test_a_bundle_of_another_pytorch(self):
+        """A shape library loads only in the PyTorch it was compiled against
+        (another one may abort the process): refused before it is loaded."""
+        def with_torch(version):
+            members = []
+            for name, data in self.archive.read(good):
+                if name == 'metadata.json':
+                    meta = json.loads(data)
+                    meta['torch'] = version
+                    data = json.dumps(meta).encode()
+                members.append((name, data))
+            return self.archive.build(members)
+        good = self.good_bundle()
+        shutil.rmtree('bundles')
+        self.refused(with_torch('1.0.0'),
+                     'its shape library was compiled against PyTorch 1.0.0, and this process '
+                     f'runs PyTorch {torch_version()}, which cannot load it: build the bundle '
+                     'again with custom_op.load() under this PyTorch')
+        self.refused(with_torch(113),
+                     "metadata.json in bad.so is not a bundle's metadata: \"torch\" must be the "
+                     'version of PyTorch the shape library was built against')
 
     def test_metadata_that_is_not_json(self):
         members = [(name, b'{"versions": {' if name == 'metadata.json' else data)

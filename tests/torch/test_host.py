@@ -538,7 +538,8 @@ class HostTest(unittest.TestCase):
                                  [f'lib{name}customop.ops', 'metadata.json'])
                 metadata = json.loads(dict(members)['metadata.json'])
                 self.assertEqual(list(metadata), ['versions', 'shapelib', 'ops', 'computelibs',
-                                                  'computelib', 'target', 'sha256'])
+                                                  'computelib', 'target', 'torch',
+                                                  'sha256'])
                 self.assertEqual(metadata['target'], 'host')
                 self.assertEqual(metadata['sha256'], {
                     member: hashlib.sha256(data).hexdigest() for member, data in members
