@@ -49,8 +49,9 @@ SCHEMA='my_ops::relu(Tensor x) -> Tensor'
 run_capture clean build-custom-op --target host --multicore -B build --name relu --op "$SCHEMA" relu.cpp
 check_eq "build-custom-op --target host --multicore builds eight libraries" "$status:$(echo "$out" | wc -l)" "0:8"
 [ "$status" = 0 ] || printf '%s\n' "$err" | sed 's/^/# /'
+# (The environment may lie inside the tree, as .ci/run's obj/venv-torch does.)
 check_eq "its compiles use the environment's host SDK, and nothing of the source tree" \
-	"$(grep -c "$venv/lib/build-custom-op/sdk/host/include" build/compile_commands.json) $(grep -c "$TOP" build/compile_commands.json)" \
+	"$(grep -c "$venv/lib/build-custom-op/sdk/host/include" build/compile_commands.json) $(sed "s|$venv/||g" build/compile_commands.json | grep -c "$TOP/")" \
 	"2 0"
 clean python3 "$TOP/tests/run/npy.py" make x.npy '<f4' 10 -4 -3 -2 -1 0 1 2 3 4 5
 clean python3 "$TOP/tests/run/npy.py" make want.npy '<f4' 10 0 0 0 0 0 1 2 3 4 5
