@@ -19,6 +19,7 @@
 
 #include "buildcustomop.h"
 #include "fuzz.h"
+#include "validate.h"
 
 #ifndef FUZZ_STUB_DIR
 #define FUZZ_STUB_DIR "tests/fuzz/stub"
@@ -155,14 +156,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		bco_error_free(error);
 	}
-	if ((status[0] == 0) != (status[1] == 0))
+	/* The targets take the same ops, but for their count: the host target
+	 * refuses more than the device documents (its emulator runs no more). */
+	if (count > OPS_DOCUMENTED_LIMIT ? status[1] == 0 : (status[0] == 0) != (status[1] == 0))
 		abort();
 	if (status[0] == 0) {
 		unsigned long every = compile_every();
 		unsigned long index = accepted_count++;
 		if (every && (index < COMPILE_FIRST || index % every == 0)) {
 			check_compiles(texts[0], "xtensa");
-			check_compiles(texts[1], "host");
+			if (status[1] == 0)
+				check_compiles(texts[1], "host");
 			compiled_count++;
 		}
 	}
