@@ -104,12 +104,12 @@ class SweepResult:
         if not self.cases and self.skipped:
             shapes, message = self.skipped[0]
             lines.append('nothing was tested: the reference refused every shape, the first '
-                         f'{", ".join(_shape_text(shape) for shape in shapes)} with {message}; '
+                         f'{_shapes_text(shapes)} with {message}; '
                          "make the reference take the example's arguments")
         if self.failures:
             lines.append('failures, smallest first:')
         for failure in self.failures[:_SHOWN]:
-            shapes = ', '.join(_shape_text(shape) for shape in failure.shapes)
+            shapes = _shapes_text(failure.shapes)
             first_line = failure.message.split('\n', 1)[0]
             more = failure.message.count('\n')
             lines.append(f'  {shapes}: {first_line}' +
@@ -121,6 +121,11 @@ class SweepResult:
     def __repr__(self):
         return (f'<SweepResult of {self.op}: {len(self.cases)} shapes, '
                 f'{len(self.failures)} failed>')
+
+
+def _shapes_text(shapes):
+    """A case's tensor shapes as the report writes them: "(2, 3), (3,)"."""
+    return ', '.join(_shape_text(shape) for shape in shapes)
 
 
 def _shape_text(shape):
