@@ -101,8 +101,14 @@ struct rco_library {
 	struct customop_host_tensor output;
 	int output_checks;          /* enum rco_output_checks, never DEFAULT */
 	int has_profile;            /* the last call ran on every core to its end */
+	/* last_profile is built from the team's ledgers when it is asked for
+	 * (profile_op: the op of that call), not on every call */
+	int profile_built;
+	const char *profile_op;
 	struct rco_profile last_profile;
 	char label[RCO_LABEL_SIZE]; /* how the call in progress names its op */
+	int label_op;               /* label is for this op (-1: none yet)... */
+	char label_name[RCO_LABEL_SIZE]; /* ...called by this name */
 	/* Room for the messages of a call, kept here, so a call allocates nothing. */
 	char failure_lines[RCO_PROFILE_CORES][CUSTOMOP_HOST_ERROR_SIZE + 512];
 	char warning_text[CUSTOMOP_HOST_ERROR_SIZE + 576];
@@ -327,6 +333,7 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
 	}
 	library->ops = ops;
+	library->label_op = -1;
 	library->generation = atomic_load(&fork_generation);
 	pthread_mutex_init(&library->run_lock, NULL);
 	library->core_stack = options->core_stack;
@@ -567,6 +574,8 @@ static void deliver_output(struct rco_library *library, const char *label)
 			              sizeof library->warning_text);
 			library->warn(library->context, id_of(core), library->warning_text);
 		}
+		if (!core->output_kept.warnings_dropped)
+			continue;
 		char prefix[RCO_LABEL_SIZE + 32];
 		snprintf(prefix, sizeof prefix, "core %d: op %s: ", id_of(core), label);
 		struct warning_delivery delivery = {library, id_of(core)};
@@ -682,7 +691,11 @@ int rco_run_named(rco_library *library, int op, const char *name,
 		                   "%s runs no more ops: %s, and a core that did not return cannot be "
 		                   "taken back; close it and open the build again", library->path,
 		                   library->unusable_reason);
-	op_label(name, record->name, library->label, sizeof library->label);
+	if (library->label_op != op || strcmp(library->label_name, name ? name : "") != 0) {
+		op_label(name, record->name, library->label, sizeof library->label);
+		snprintf(library->label_name, sizeof library->label_name, "%s", name ? name : "");
+		library->label_op = op;
+	}
 	if (status == 0)
 		status = check_arguments(record, arguments, count, output, library->args,
 		                         &library->scalars, &library->output, library->label, error);
@@ -711,8 +724,13 @@ int rco_run_named(rco_library *library, int op, const char *name,
 				status = describe_failures(library, record->name, library->label, timeout,
 				                           error);
 			} else {
-				profile_build(&library->last_profile, library->team, record->name);
-				profile_collect(&library->last_profile);
+				library->profile_op = record->name;
+				library->profile_built = 0;
+				if (profile_collecting()) {
+					profile_build(&library->last_profile, library->team, record->name);
+					library->profile_built = 1;
+					profile_collect(&library->last_profile);
+				}
 				status = coverage_check(library->team, &library->output,
 				                        library->output_checks, record->name, library->label,
 				                        library->warn, library->context, error);
@@ -732,6 +750,10 @@ int rco_last_profile(rco_library *library, struct rco_profile *profile)
 		return RCO_ERROR_USAGE;
 	pthread_mutex_lock(&library->run_lock);
 	int status = library->has_profile ? 0 : RCO_ERROR_USAGE;
+	if (library->has_profile && !library->profile_built) {
+		profile_build(&library->last_profile, library->team, library->profile_op);
+		library->profile_built = 1;
+	}
 	if (library->has_profile)
 		*profile = library->last_profile;
 	pthread_mutex_unlock(&library->run_lock);

@@ -73,6 +73,14 @@ const char *rco_profile_kind_name(int kind)
 	return kind >= 0 && kind < RCO_PROFILE_KINDS ? kind_names[kind] : NULL;
 }
 
+int profile_collecting(void)
+{
+	pthread_mutex_lock(&collection_lock);
+	int open = collections_open > 0;
+	pthread_mutex_unlock(&collection_lock);
+	return open;
+}
+
 void profile_collect(const struct rco_profile *profile)
 {
 	pthread_mutex_lock(&collection_lock);

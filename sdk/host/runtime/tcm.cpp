@@ -58,7 +58,7 @@ const size_t pool_size = static_cast<size_t>(16) * 1024;
 const size_t block_size = 64;
 const size_t block_count = pool_size / block_size;
 // The fill pattern, repeated from every address that is a multiple of 4.
-const unsigned char fill_bytes[4] = {0xff, 0xff, 0xff, 0x7f};
+constexpr unsigned char fill_bytes[4] = {0xff, 0xff, 0xff, 0x7f};
 const char *const tcm_malloc_owner = "tcm_malloc";
 const char *const dataram_owner = "neuron_dataram_allocate";
 // What a message about a stray access says to do next: AddressSanitizer
@@ -110,6 +110,11 @@ struct Pool {
     // How many pages at the end of each slot's data pages are readable and
     // writable now (they hold the pattern outside a live block's bytes).
     uint16_t open_pages[block_count];
+    // Bit i % 64 of open_slots[i / 64]: slot i has open pages (the slots
+    // the end of an op checks, in order, without visiting the others).
+    uint64_t open_slots[(block_count + 63) / 64];
+    // The allocations of the current run still live.
+    size_t live_this_run;
 };
 
 Pool pool;
@@ -156,11 +161,41 @@ uint64_t fill_word()
     return (static_cast<uint64_t>(half) << 32) | half;
 }
 
+#ifndef CUSTOMOP_HOST_ASAN
+// The pattern over a span of addresses that starts at a multiple of 4:
+// [pattern_span.bytes + a % 4, ...) holds what the pattern has from address
+// a on, for up to pattern_span_size bytes.
+const size_t pattern_span_size = 4096;
+struct PatternSpan {
+    unsigned char bytes[pattern_span_size + 4];
+    constexpr PatternSpan() : bytes()
+    {
+        for (size_t i = 0; i < sizeof bytes; i++)
+            bytes[i] = fill_bytes[i % 4];
+    }
+};
+constexpr PatternSpan pattern_span;
+
+const unsigned char *pattern_at(const char *address)
+{
+    return pattern_span.bytes + reinterpret_cast<uintptr_t>(address) % 4;
+}
+#endif
+
 // The pattern at every address of [from, to).  ASan must not see the
-// runtime write the poisoned pool, nor a loop become a memset call (it
-// cannot: the pattern's bytes differ).
+// runtime write the poisoned pool: with ASan, a loop of plain stores (it
+// cannot become a memset call: the pattern's bytes differ); without,
+// memcpy from the pattern span.
 __attribute__((no_sanitize_address)) void fill(char *from, char *to)
 {
+#ifndef CUSTOMOP_HOST_ASAN
+    while (from < to) {
+        size_t length = static_cast<size_t>(to - from) < pattern_span_size ? static_cast<size_t>(to - from)
+                                                                            : pattern_span_size;
+        memcpy(from, pattern_at(from), length);
+        from += length;
+    }
+#else
     for (; from < to && reinterpret_cast<uintptr_t>(from) % 8 != 0; from++)
         *from = static_cast<char>(fill_bytes[reinterpret_cast<uintptr_t>(from) % 4]);
     uint64_t word = fill_word();
@@ -168,11 +203,26 @@ __attribute__((no_sanitize_address)) void fill(char *from, char *to)
         *reinterpret_cast<uint64_t *>(from) = word;
     for (; from < to; from++)
         *from = static_cast<char>(fill_bytes[reinterpret_cast<uintptr_t>(from) % 4]);
+#endif
 }
 
 // The first byte of [from, to) that does not hold the pattern, or NULL.
+// Without ASan, memcmp against the pattern span skips the spans that hold
+// it; the loop finds the byte (with ASan, it reads everything: ASan's
+// memcmp would report the poisoned pool).
 __attribute__((no_sanitize_address)) const char *first_overwritten(const char *from, const char *to)
 {
+#ifndef CUSTOMOP_HOST_ASAN
+    while (from < to) {
+        size_t length = static_cast<size_t>(to - from) < pattern_span_size ? static_cast<size_t>(to - from)
+                                                                            : pattern_span_size;
+        if (memcmp(from, pattern_at(from), length) != 0) {
+            to = from + length;
+            break;
+        }
+        from += length;
+    }
+#endif
     for (; from < to && reinterpret_cast<uintptr_t>(from) % 8 != 0; from++)
         if (static_cast<unsigned char>(*from) != fill_bytes[reinterpret_cast<uintptr_t>(from) % 4])
             return from;
@@ -269,6 +319,11 @@ void open_slot(size_t slot, size_t pages)
         mprotect(end - open * pool.page, (open - pages) * pool.page, PROT_NONE);
     }
     pool.open_pages[slot] = static_cast<uint16_t>(pages);
+    uint64_t bit = static_cast<uint64_t>(1) << (slot % 64);
+    if (pages)
+        pool.open_slots[slot / 64] |= bit;
+    else
+        pool.open_slots[slot / 64] &= ~bit;
 }
 
 // Whether a block may start at block index start with that alignment: the
@@ -311,6 +366,7 @@ void *allocate(size_t bytes, const char *owner, const void *caller, size_t align
         pool.owner[start] = owner;
         pool.caller[start] = caller;
         pool.run[start] = pool.current_run;
+        pool.live_this_run++;
         pool.blocks_in_use += blocks;
         if (pool.blocks_in_use > pool.peak_blocks)
             pool.peak_blocks = pool.blocks_in_use;
@@ -327,16 +383,23 @@ void *allocate(size_t bytes, const char *owner, const void *caller, size_t align
 }
 
 // Gives the allocation at start back to the pool; its pages stay open,
-// all of them refilled with the pattern (after a violation, what the
-// kernel wrote past the block is not reported at the next op).
-void release(size_t start)
+// holding the pattern again: only the block's bytes are refilled when the
+// rest was just found to hold it (checked), all of them otherwise (after a
+// violation, what the kernel wrote past the block is not reported at the
+// next op).
+void release(size_t start, bool checked)
 {
     access_block_seen(nullptr, 0);
     if (has_memory(pool.owner[start])) {
         char *memory = block_memory(start);
-        fill(slot_data_end(start) - pool.open_pages[start] * pool.page, slot_data_end(start));
+        if (checked)
+            fill(memory, memory + pool.requested[start]);
+        else
+            fill(slot_data_end(start) - pool.open_pages[start] * pool.page, slot_data_end(start));
         tcm_poison(memory, pool.requested[start]);
     }
+    if (pool.run[start] == pool.current_run)
+        pool.live_this_run--;
     for (size_t i = 0; i < pool.length[start]; i++)
         pool.used[start + i] = false;
     pool.blocks_in_use -= pool.length[start];
@@ -517,6 +580,7 @@ void tcm_begin_run()
     if (pool.run_in_progress)
         tcm_release_run();
     pool.current_run++;
+    pool.live_this_run = 0;
     pool.run_in_progress = true;
 }
 
@@ -524,7 +588,7 @@ void tcm_release_run()
 {
     for (size_t i = 0; i < block_count; i++)
         if (pool.length[i] && pool.run[i] == pool.current_run)
-            release(i);
+            release(i, false);
     // What the abandoned kernel wrote into freed pages is not the next op's.
     for (size_t i = 0; i < block_count; i++)
         if (pool.open_pages[i] && !is_kernel_block(i))
@@ -535,12 +599,17 @@ void tcm_release_run()
 void tcm_end_run()
 {
     pool.run_in_progress = false;
-    for (size_t i = 0; i < block_count; i++) {
-        if (is_kernel_block(i))
-            check_guard(i, "the end of the op");
-        else if (pool.open_pages[i])
-            check_slot(i, slot_data_end(i), slot_data_end(i), "the end of the op");
+    for (size_t word = 0; word < sizeof pool.open_slots / sizeof pool.open_slots[0]; word++) {
+        for (uint64_t bits = pool.open_slots[word]; bits; bits &= bits - 1) {
+            size_t i = word * 64 + static_cast<size_t>(__builtin_ctzll(bits));
+            if (is_kernel_block(i))
+                check_guard(i, "the end of the op");
+            else
+                check_slot(i, slot_data_end(i), slot_data_end(i), "the end of the op");
+        }
     }
+    if (pool.live_this_run == 0)
+        return;
     char sizes[256] = "";
     size_t length = 0;
     int count = 0;
@@ -590,7 +659,7 @@ void free_block(void *pointer, const char *what)
         violation("%s: the pointer is the TCM buffer of a stream accessor, not a block from tcm_malloc or "
                   "neuron_dataram_allocate", what);
     check_guard(found.start, what);
-    release(found.start);
+    release(found.start, true);
 }
 
 void tcm_give_back(void *block, const char *found_at)
@@ -598,7 +667,7 @@ void tcm_give_back(void *block, const char *found_at)
     Found found = find_block(block);
     if (found.kind != Lookup::block)
         violation("%s: the stream's TCM buffer is not allocated any more", found_at);
-    release(found.start);
+    release(found.start, false);
 }
 
 size_t tcm_free_bytes()
