@@ -120,15 +120,29 @@ __attribute__((format(printf, 2, 3))) bool fail(customop_host_call *call, const 
     return false;
 }
 
-bool check_tensor(customop_host_call *call, const customop_host_tensor &tensor, const char *which)
+// Argument index + 1 ("argument 2"), or the output for index -1.
+struct TensorName {
+    char text[32];
+    explicit TensorName(int index)
+    {
+        if (index < 0)
+            snprintf(text, sizeof text, "the output");
+        else
+            snprintf(text, sizeof text, "argument %d", index + 1);
+    }
+};
+
+bool check_tensor(customop_host_call *call, const customop_host_tensor &tensor, int index)
 {
     if (!c10::isDeviceType(tensor.dtype))
-        return fail(call, "%s has dtype %d, which is not one of the device's 8 dtypes", which, tensor.dtype);
+        return fail(call, "%s has dtype %d, which is not one of the device's 8 dtypes", TensorName(index).text,
+                    tensor.dtype);
     if (tensor.rank < 0 || tensor.rank > CUSTOMOP_HOST_MAX_RANK)
-        return fail(call, "%s has rank %d (at most %d)", which, tensor.rank, CUSTOMOP_HOST_MAX_RANK);
+        return fail(call, "%s has rank %d (at most %d)", TensorName(index).text, tensor.rank,
+                    CUSTOMOP_HOST_MAX_RANK);
     for (int d = 0; d < tensor.rank; d++)
         if (tensor.sizes[d] < 0)
-            return fail(call, "%s has a negative size", which);
+            return fail(call, "%s has a negative size", TensorName(index).text);
     return true;
 }
 
@@ -144,13 +158,10 @@ bool check_call(customop_host_call *call)
         return fail(call, "bad argument list (%d arguments)", call->arg_count);
     if (!call->output)
         return fail(call, "no output tensor given");
-    for (int i = 0; i < call->arg_count; i++) {
-        char which[32];
-        snprintf(which, sizeof which, "argument %d", i + 1);
-        if (!check_tensor(call, call->args[i], which))
+    for (int i = 0; i < call->arg_count; i++)
+        if (!check_tensor(call, call->args[i], i))
             return false;
-    }
-    return check_tensor(call, *call->output, "the output");
+    return check_tensor(call, *call->output, -1);
 }
 
 } // namespace
