@@ -165,9 +165,8 @@ static int read_record(const char *path, struct ops_file *ops, struct rco_error 
 	char *ops_path = path_with_suffix(path, ".ops");
 	char *single = path_with_suffix(path, ".so");
 	char *first_core = path_with_suffix(path, "_cpu0.so");
-	char problem[OPSFILE_ERROR_SIZE];
 	int status = 0;
-	int read = ops_path && single && first_core ? ops_read_file(ops_path, ops, problem) : -2;
+	int read = ops_path && single && first_core ? ops_read_file(ops_path, ops, error) : -2;
 	if (read == -2)
 		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
 	else if (read == 1 && !file_exists(single) && !file_exists(first_core))
@@ -180,7 +179,7 @@ static int read_record(const char *path, struct ops_file *ops, struct rco_error 
 		                   "build-custom-op; build it with build-custom-op --target host",
 		                   ops_path, path);
 	else if (read != 0)
-		status = error_set(error, RCO_ERROR_BUILD, NULL, "%s", problem);
+		status = error->status;
 	else if (ops->version == 1)
 		status = error_set(error, RCO_ERROR_BUILD, NULL,
 		                   "%s was written by an earlier build-custom-op and does not say which "

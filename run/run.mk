@@ -69,8 +69,10 @@ tests/run/test_dtypes: tests/run/test_dtypes.c libruncustomop.a include/runcusto
 	$(CC) $(ALL_CPPFLAGS) $(RUN_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_dtypes.c \
 		run/npy.c src/output_file.c libruncustomop.a $(RCO_LIBS)
 
-tests/run/test_opsfile: tests/run/test_opsfile.c run/opsfile.c run/opsfile.h tests/unit/check.h
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_opsfile.c run/opsfile.c
+tests/run/test_opsfile: tests/run/test_opsfile.c run/opsfile.c run/opsfile.h run/errors.c run/errors.h \
+		tests/unit/check.h
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_opsfile.c run/opsfile.c \
+		run/errors.c
 
 tests/run/fake/fake.so: tests/run/fake_core.c sdk/host/include/neuron/host_abi.h
 	@mkdir -p tests/run/fake

@@ -8,10 +8,10 @@
 /* Parses text; returns the error ("" on success) and leaves ops filled. */
 static const char *parse(const char *text, struct ops_file *ops)
 {
-	static char error[OPSFILE_ERROR_SIZE];
-	if (ops_parse(text, strlen(text), ops, error) == 0)
+	static struct rco_error error;
+	if (ops_parse(text, strlen(text), ops, &error) == 0)
 		return "";
-	return error;
+	return error.message;
 }
 
 static void test_valid_record(void)
