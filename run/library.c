@@ -249,10 +249,9 @@ static int load_cores(struct rco_library *library, int core_count, struct rco_er
 		else
 			snprintf(path, path_size, "%s_cpu%d.so", library->path, i);
 		struct core_library *core = &library->team->cores[i]->library;
-		char message[RCO_MESSAGE_SIZE];
 		if (core_library_open(core, path, core_count == 1 ? -1 : i, library->ops.libraries[i].id,
-		                      record, message, sizeof message) != 0)
-			status = error_set(error, RCO_ERROR_BUILD, NULL, "%s", message);
+		                      record, error) != 0)
+			status = error->status;
 		else
 			status = check_registered_ops(library, core, error);
 	}
@@ -312,9 +311,8 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 	if (status == 0)
 		status = check_layout(path, &ops, options->cores, error);
 	/* Loaded without ASan's runtime first, a sanitized build would end the process. */
-	char unfit[2048];
-	if (status == 0 && sanitized_check_build(path, ops.cores, unfit, sizeof unfit) != 0)
-		status = error_set(error, RCO_ERROR_BUILD, NULL, "%s", unfit);
+	if (status == 0 && sanitized_check_build(path, ops.cores, error) != 0)
+		status = error->status;
 	if (status != 0) {
 		ops_free(&ops);
 		return status;
@@ -344,9 +342,8 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
 	}
 	status = load_cores(library, ops.cores, error);
-	char message[RCO_MESSAGE_SIZE];
-	if (status == 0 && team_start(library->team, message, sizeof message) != 0)
-		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "%s", message);
+	if (status == 0 && team_start(library->team, error) != 0)
+		status = error->status;
 	if (status == 0) {
 		if (dispositions_hold(DISPOSITIONS_CORES, fault_on_signal) != 0)
 			status = error_set(error, RCO_ERROR_SYSTEM, NULL, "cannot install the fault "
@@ -355,9 +352,9 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 			library->holds_core_signals = 1;
 	}
 	if (status == 0) {
-		if (monitor_watch(&library->watch, library->team, library->stop_on_interrupt, message,
-		                  sizeof message) != 0)
-			status = error_set(error, RCO_ERROR_SYSTEM, NULL, "%s", message);
+		if (monitor_watch(&library->watch, library->team, library->stop_on_interrupt,
+		                  error) != 0)
+			status = error->status;
 		else
 			library->watched = 1;
 	}
@@ -691,7 +688,6 @@ int rco_run_named(rco_library *library, int op, const char *name,
 		dispositions_refresh(DISPOSITIONS_CORES);
 		if (library->stop_on_interrupt)
 			dispositions_refresh(DISPOSITIONS_INTERRUPT);
-		char problem[256];
 		library->team->record = coverage_record_flags(library->output_checks, &library->output);
 		monitor_call_begin(&library->watch, timeout);
 		for (int i = 0; i < count && i < RCO_MAX_ARGUMENTS; i++) {
@@ -699,11 +695,11 @@ int rco_run_named(rco_library *library, int op, const char *name,
 			library->arg_names[i] = library->arg_texts[i];
 		}
 		int failed = team_run(library->team, record->name, library->label, library->args, library->arg_names, count,
-		                      &library->output, library->core_stack, problem, sizeof problem);
+		                      &library->output, library->core_stack, error);
 		monitor_call_end(&library->watch);
 		library->has_profile = failed == 0;
 		if (failed < 0) {
-			status = error_set(error, RCO_ERROR_SYSTEM, record->name, "%s", problem);
+			status = error->status;
 		} else {
 			deliver_output(library, library->label);
 			if (failed) {

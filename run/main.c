@@ -239,10 +239,11 @@ static void preload_sanitizer(const struct run_options *options, char **argv)
 {
 	if (getenv(PRELOADED_VARIABLE))
 		return;
-	char runtime[4096], unfit[2048];
+	char runtime[4096];
+	struct rco_error unfit;
 	if (sanitized_runtime_of_build(options->library, options->cores, runtime, sizeof runtime) != 1 ||
 	    !strchr(runtime, '/') ||
-	    sanitized_check_process(options->library, runtime, unfit, sizeof unfit) == 0)
+	    sanitized_check_process(options->library, runtime, &unfit) == 0)
 		return;
 	const char *preload = getenv("LD_PRELOAD");
 	const char *asan_options = getenv("ASAN_OPTIONS");
