@@ -57,9 +57,10 @@ TESTS += tests/run/test_npy tests/run/test_opsfile tests/run/test_runner.sh test
 CLEAN += run-custom-op libruncustomop.a libruncustomop.so obj/run \
 	tests/run/test_npy tests/run/test_opsfile tests/run/fake
 
-tests/run/test_npy: tests/run/test_npy.c run/npy.c run/npy.h src/output_file.c tests/unit/check.h
+tests/run/test_npy: tests/run/test_npy.c run/npy.c run/npy.h run/errors.c run/errors.h \
+		src/output_file.c tests/unit/check.h
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_npy.c run/npy.c \
-		src/output_file.c -lm
+		run/errors.c src/output_file.c -lm
 
 # The C views of the dtypes: runcustomop.h, host_abi.h, the library's table, npy.
 TESTS += tests/run/test_dtypes
