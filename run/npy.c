@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "errors.h"
-#include "output_file.h"
+#include "output.h"
 
 static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -669,12 +669,8 @@ int npy_write_file(const char *path, const struct npy_array *array, struct rco_e
 	unsigned char *bytes = npy_format(array, &length);
 	if (!bytes)
 		return error_fail(error, RCO_ERROR_SYSTEM, "cannot write %s: out of memory", path);
-	struct output_part part = {bytes, length};
-	char problem[OUTPUT_FILE_ERROR_SIZE];
-	int status = output_file_write(path, &part, 1, problem);
+	int status = output_write(path, bytes, length, error);
 	free(bytes);
-	if (status != 0)
-		error_fail(error, RCO_ERROR_SYSTEM, "%s", problem);
 	return status;
 }
 

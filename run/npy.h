@@ -64,7 +64,7 @@ int npy_read_file(const char *path, struct npy_array *array, struct rco_error *e
 unsigned char *npy_format(const struct npy_array *array, size_t *length);
 /* Writes array to path by the rule of src/output_file.h (a regular file
  * atomically, a device or FIFO through, never deleted); returns 0, or -1
- * with error set ("cannot write PATH: REASON"). */
+ * with error set (RCO_ERROR_SYSTEM; "cannot write PATH: REASON"). */
 int npy_write_file(const char *path, const struct npy_array *array, struct rco_error *error);
 /* Allocates zeroed data for array's dtype and shape (sets count); returns 0 or -1. */
 int npy_allocate(struct npy_array *array);
