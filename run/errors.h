@@ -1,4 +1,11 @@
-/* errors.h - filling in a struct rco_error. */
+/* errors.h - filling in a struct rco_error.
+ *
+ * libruncustomop's one way of saying what went wrong, run-custom-op's too:
+ * a function that words an error fills the caller's struct rco_error with
+ * these helpers (a status and the message) and returns the status or -1;
+ * none keeps a message buffer of its own.  A caller that adds context puts
+ * it before the message (error_prefix).  Only wrappers of system calls
+ * report errno, for their caller to word. */
 #ifndef ERRORS_H
 #define ERRORS_H
 
