@@ -3,24 +3,12 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errors.h"
 #include "opsfile.h"
-
-static int fail(int status, char error[ARGUMENTS_ERROR_SIZE], const char *format, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(int status, char error[ARGUMENTS_ERROR_SIZE], const char *format, ...)
-{
-	va_list args;
-	va_start(args, format);
-	vsnprintf(error, ARGUMENTS_ERROR_SIZE, format, args);
-	va_end(args);
-	return status;
-}
 
 /* A whole decimal integer: optional sign, digits, nothing else; -2 when
  * it is beyond the int64 range. */
@@ -81,26 +69,27 @@ static void argument_name(const rco_library *library, int op, int index, char *o
 
 int arguments_build(const rco_library *library, int op, const struct run_input *inputs, int count,
                     struct npy_array *arrays, struct rco_argument *arguments,
-                    char error[ARGUMENTS_ERROR_SIZE])
+                    struct rco_error *error)
 {
 	const char *name = rco_op_name(library, op), *kinds = rco_op_kinds(library, op);
 	for (int i = 0; i < count; i++) {
 		memset(&arrays[i], 0, sizeof arrays[i]);
 		memset(&arguments[i], 0, sizeof arguments[i]);
 	}
-	struct rco_error problem;
-	if (rco_check_argument_count(library, op, count, &problem) != 0)
-		return fail(2, error, "%s", problem.message);
+	if (rco_check_argument_count(library, op, count, error) != 0)
+		return error->status;
 	for (int i = 0; i < count; i++) {
 		char what[256];
 		argument_name(library, op, i, what, sizeof what);
 		int wants_tensor = kinds[i] == 'T';
 		if (wants_tensor && inputs[i].is_scalar)
-			return fail(2, error, "%s argument %d (%s) is a tensor: give it with --in FILE.npy, "
-			                      "not --scalar %s", name, i + 1, what, inputs[i].text);
+			return error_set(error, RCO_ERROR_ARGUMENT, NULL, "%s argument %d (%s) is "
+			                 "a tensor: give it with --in FILE.npy, not --scalar %s",
+			                 name, i + 1, what, inputs[i].text);
 		if (!wants_tensor && !inputs[i].is_scalar)
-			return fail(2, error, "%s argument %d (%s) is a number: give it with --scalar V, "
-			                      "not --in %s", name, i + 1, what, inputs[i].text);
+			return error_set(error, RCO_ERROR_ARGUMENT, NULL, "%s argument %d (%s) is "
+			                 "a number: give it with --scalar V, not --in %s", name,
+			                 i + 1, what, inputs[i].text);
 	}
 	for (int i = 0; i < count; i++) {
 		struct rco_argument *argument = &arguments[i];
@@ -116,29 +105,32 @@ int arguments_build(const rco_library *library, int op, const struct run_input *
 			else if (real == 0)
 				argument->type = RCO_ARGUMENT_REAL;
 			else if (real == -2 && kinds[i] != 'i' && kinds[i] != 'l')
-				return fail(2, error, "%s argument %d (%s): --scalar %s is out of the float32 "
-				            "range", name, i + 1, what, inputs[i].text);
+				return error_set(error, RCO_ERROR_ARGUMENT, NULL, "%s argument %d "
+				                 "(%s): --scalar %s is out of the float32 range",
+				                 name, i + 1, what, inputs[i].text);
 			else
-				return fail(2, error, "%s argument %d (%s): --scalar %s is not %s", name, i + 1,
-				            what, inputs[i].text,
-				            kinds[i] == 'i' || kinds[i] == 'l' ? "an integer" : "a number");
+				return error_set(error, RCO_ERROR_ARGUMENT, NULL, "%s argument %d "
+				                 "(%s): --scalar %s is not %s", name, i + 1, what,
+				                 inputs[i].text,
+				                 kinds[i] == 'i' || kinds[i] == 'l' ? "an integer" : "a number");
 			size_t size = strlen(inputs[i].text) + sizeof "--scalar ";
 			char *text = malloc(size);
 			if (!text)
-				return fail(1, error, "out of memory");
+				return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
 			snprintf(text, size, "--scalar %s", inputs[i].text);
 			argument->text = text;
 			continue;
 		}
-		char problem_text[NPY_ERROR_SIZE];
-		if (npy_read_file(inputs[i].text, &arrays[i], problem_text) != 0)
-			return fail(1, error, "%s", problem_text);
+		if (npy_read_file(inputs[i].text, &arrays[i], error) != 0)
+			return error->status;
 		if (arrays[i].rank == 0)
-			return fail(1, error, "%s: a 0-dimensional array; a tensor argument needs at least "
-			                      "1 dimension (save it with shape (1,))", inputs[i].text);
+			return error_set(error, RCO_ERROR_SYSTEM, NULL, "%s: a 0-dimensional "
+			                 "array; a tensor argument needs at least 1 dimension "
+			                 "(save it with shape (1,))", inputs[i].text);
 		if (arrays[i].rank > RCO_MAX_RANK)
-			return fail(1, error, "%s: %d dimensions; a device tensor has at most %d",
-			            inputs[i].text, arrays[i].rank, RCO_MAX_RANK);
+			return error_set(error, RCO_ERROR_SYSTEM, NULL, "%s: %d dimensions; a "
+			                 "device tensor has at most %d", inputs[i].text,
+			                 arrays[i].rank, RCO_MAX_RANK);
 		argument->type = RCO_ARGUMENT_TENSOR;
 		arguments_tensor_of(&arrays[i], &argument->tensor);
 	}

@@ -10,18 +10,17 @@
 #include "options.h"
 #include "runcustomop.h"
 
-#define ARGUMENTS_ERROR_SIZE 1024
-
 /* Checks that inputs fit op of library (count, --in for a tensor and
  * --scalar for a number), then makes one argument per input in arguments
  * (room for count), reading the arrays of --in into arrays (room for
- * count).  Returns 0; 2 with error set when the command line does not fit
- * the schema (a usage error); 1 when a file cannot be used.  The caller
+ * count).  Returns 0, or the status with error set: RCO_ERROR_ARGUMENT (or
+ * RCO_ERROR_USAGE) when the command line does not fit the schema,
+ * RCO_ERROR_SYSTEM when a file cannot be used or memory runs out.  The caller
  * frees the arrays made so far with npy_free, and the arguments with
  * arguments_free, in every case. */
 int arguments_build(const rco_library *library, int op, const struct run_input *inputs, int count,
                     struct npy_array *arrays, struct rco_argument *arguments,
-                    char error[ARGUMENTS_ERROR_SIZE]);
+                    struct rco_error *error);
 /* Frees what arguments_build allocated for the arguments. */
 void arguments_free(struct rco_argument *arguments, int count);
 /* Describes array as the device sees a tensor: C-order strides in elements. */

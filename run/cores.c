@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 
 #include "cores.h"
+#include "errors.h"
 #include "runtime_fault.h"
 
 #include <errno.h>
@@ -282,7 +283,7 @@ struct core_team *team_create(int count, int threads, int interrupt, long print_
 	return team;
 }
 
-int team_start(struct core_team *team, char *error, size_t error_size)
+int team_start(struct core_team *team, struct rco_error *error)
 {
 	if (team->worker_count == 0)
 		return 0;
@@ -294,8 +295,8 @@ int team_start(struct core_team *team, char *error, size_t error_size)
 		struct core_worker *worker = team->workers[i];
 		int failed = pthread_create(&worker->thread, &attributes, worker_main, worker);
 		if (failed != 0) {
-			snprintf(error, error_size, "cannot start a worker thread: %s", strerror(failed));
-			status = -1;
+			status = error_fail(error, RCO_ERROR_SYSTEM, "cannot start a worker thread: %s",
+			                    strerror(failed));
 			break;
 		}
 		worker->started = 1;
@@ -309,9 +310,8 @@ int team_start(struct core_team *team, char *error, size_t error_size)
 		;
 	for (int i = 0; i < team->worker_count && status == 0; i++) {
 		if (team->workers[i]->error) {
-			snprintf(error, error_size, "cannot give a worker thread a signal stack: %s",
-			         strerror(team->workers[i]->error));
-			status = -1;
+			status = error_fail(error, RCO_ERROR_SYSTEM, "cannot give a worker thread a "
+			                    "signal stack: %s", strerror(team->workers[i]->error));
 		}
 	}
 	return status;
@@ -406,8 +406,8 @@ static void wait_for_jobs(struct core_team *team, long long job_ns)
 
 int team_run(struct core_team *team, const char *op, const char *label,
              const struct customop_host_tensor *args, const char *const *arg_names, int arg_count,
-             const struct customop_host_tensor *output, size_t core_stack_size, char *error,
-             size_t error_size)
+             const struct customop_host_tensor *output, size_t core_stack_size,
+             struct rco_error *error)
 {
 	for (int i = 0; i < team->count; i++) {
 		struct core *core = team->cores[i];
@@ -442,9 +442,9 @@ int team_run(struct core_team *team, const char *op, const char *label,
 	 * stop and report a core unblocked. */
 	stack_t own_stack;
 	if (fault_stack_install(team->caller.stack, &own_stack) != 0) {
-		snprintf(error, error_size, "cannot give the calling thread an alternate signal stack "
-		         "to run the cores on: %s%s", strerror(errno),
-		         errno == EPERM ? " (rco_run was called on a signal stack, from a handler)" : "");
+		error_set(error, RCO_ERROR_SYSTEM, op, "cannot give the calling thread an alternate "
+		          "signal stack to run the cores on: %s%s", strerror(errno),
+		          errno == EPERM ? " (rco_run was called on a signal stack, from a handler)" : "");
 		return -1;
 	}
 	sigset_t own_mask;

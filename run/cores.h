@@ -115,17 +115,17 @@ struct core_team {
  * with no library loaded and no worker started; interrupt: SIGINT is
  * unblocked too while jobs run.  Returns NULL when out of memory. */
 struct core_team *team_create(int count, int threads, int interrupt, long print_limit);
-/* Starts the workers; returns 0, or -1 with error set. */
-int team_start(struct core_team *team, char *error, size_t error_size);
+/* Starts the workers; returns 0, or -1 with error set (RCO_ERROR_SYSTEM). */
+int team_start(struct core_team *team, struct rco_error *error);
 /* Runs op on every core and waits until every job has ended, or, after
  * team_stop, until the cores stopped or were lost; messages name the op by
  * label, and the arguments by arg_names (see customop_host_call).  Returns
  * the number of cores whose outcome is not CORE_DONE, or -1 with error set
- * when the calling thread cannot run jobs. */
+ * (RCO_ERROR_SYSTEM, about op) when the calling thread cannot run jobs. */
 int team_run(struct core_team *team, const char *op, const char *label,
              const struct customop_host_tensor *args, const char *const *arg_names, int arg_count,
-             const struct customop_host_tensor *output, size_t core_stack_size, char *error,
-             size_t error_size);
+             const struct customop_host_tensor *output, size_t core_stack_size,
+             struct rco_error *error);
 /* Why the last call was stopped, or TEAM_NOT_STOPPED. */
 enum team_stop team_stopped(const struct core_team *team);
 /* Stops the call in progress for reason (the first reason given stays):

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "errors.h"
+
 /* The end of count entries of entry_size bytes at offset, or UINT64_MAX on overflow. */
 static uint64_t table_end(uint64_t offset, uint64_t count, uint64_t entry_size)
 {
@@ -14,7 +16,8 @@ static uint64_t table_end(uint64_t offset, uint64_t count, uint64_t entry_size)
 	return offset + count * entry_size;
 }
 
-int elf_check_complete(const unsigned char *bytes, size_t length, char *problem, size_t size)
+/* What is missing from bytes, in problem; 0 when nothing is. */
+static int describe_damage(const unsigned char *bytes, size_t length, char *problem, size_t size)
 {
 	Elf64_Ehdr header;
 	if (length < 4 || memcmp(bytes, ELFMAG, SELFMAG) != 0) {
@@ -55,4 +58,14 @@ int elf_check_complete(const unsigned char *bytes, size_t length, char *problem,
 		snprintf(problem, size, "it has %zu bytes, but its ELF headers describe %llu", length,
 		         (unsigned long long)needed);
 	return -1;
+}
+
+int elf_check_complete(const unsigned char *bytes, size_t length, const char *path,
+                       struct rco_error *error)
+{
+	char problem[256];
+	if (describe_damage(bytes, length, problem, sizeof problem) == 0)
+		return 0;
+	return error_fail(error, RCO_ERROR_BUILD, "%s is damaged: %s; rebuild it with "
+	                  "build-custom-op --target host", path, problem);
 }

@@ -9,9 +9,13 @@
 
 #include <stddef.h>
 
-/* Returns 0 when bytes (a whole file of length bytes) hold everything their
- * ELF header, program headers and section headers describe; else -1 with
- * problem set ("it has 1000 bytes, but its ELF headers describe 4096"). */
-int elf_check_complete(const unsigned char *bytes, size_t length, char *problem, size_t size);
+#include "runcustomop.h"
+
+/* Returns 0 when bytes (a whole file of length bytes, read from path) hold
+ * everything their ELF header, program headers and section headers
+ * describe; else -1 with error set (RCO_ERROR_BUILD): "PATH is damaged: it
+ * has 1000 bytes, but its ELF headers describe 4096; rebuild it ...". */
+int elf_check_complete(const unsigned char *bytes, size_t length, const char *path,
+                       struct rco_error *error);
 
 #endif

@@ -15,17 +15,55 @@ void error_clear(struct rco_error *error)
 	error->message[0] = '\0';
 }
 
-int error_set(struct rco_error *error, enum rco_status status, const char *op,
-              const char *format, ...)
+static void set(struct rco_error *error, enum rco_status status, const char *op,
+                const char *format, va_list args)
 {
 	error_clear(error);
 	error->status = status;
 	snprintf(error->op, sizeof error->op, "%s", op ? op : "");
+	vsnprintf(error->message, sizeof error->message, format, args);
+}
+
+int error_set(struct rco_error *error, enum rco_status status, const char *op,
+              const char *format, ...)
+{
 	va_list args;
 	va_start(args, format);
-	vsnprintf(error->message, sizeof error->message, format, args);
+	set(error, status, op, format, args);
 	va_end(args);
 	return (int)status;
+}
+
+int error_fail(struct rco_error *error, enum rco_status status, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	set(error, status, NULL, format, args);
+	va_end(args);
+	return -1;
+}
+
+void error_prefix(struct rco_error *error, const char *format, ...)
+{
+	va_list args, again;
+	va_start(args, format);
+	va_copy(again, args);
+	int length = vsnprintf(NULL, 0, format, args);
+	va_end(args);
+	size_t size = sizeof error->message;
+	if (length > 0) {
+		size_t used = (size_t)length < size ? (size_t)length : size - 1;
+		size_t kept = strlen(error->message);
+		if (kept > size - 1 - used)
+			kept = size - 1 - used;
+		memmove(error->message + used, error->message, kept);
+		error->message[used + kept] = '\0';
+		/* The prefix's own final NUL lands on the message's first byte. */
+		char first = error->message[used];
+		vsnprintf(error->message, used + 1, format, again);
+		error->message[used] = first;
+	}
+	va_end(again);
 }
 
 void cores_text(unsigned cores, char *text, size_t size)

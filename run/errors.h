@@ -1,4 +1,11 @@
-/* errors.h - filling in a struct rco_error. */
+/* errors.h - filling in a struct rco_error.
+ *
+ * libruncustomop's one way of saying what went wrong, run-custom-op's too:
+ * a function that words an error fills the caller's struct rco_error with
+ * these helpers (a status and the message) and returns the status or -1;
+ * none keeps a message buffer of its own.  A caller that adds context puts
+ * it before the message (error_prefix).  Only wrappers of system calls
+ * report errno, for their caller to word. */
 #ifndef ERRORS_H
 #define ERRORS_H
 
@@ -8,6 +15,14 @@
  * and no core; returns status. */
 int error_set(struct rco_error *error, enum rco_status status, const char *op,
               const char *format, ...) __attribute__((format(printf, 4, 5)));
+/* error_set for the functions that return -1 on failure: sets error to
+ * status with the formatted message, about no op and no core; returns -1. */
+int error_fail(struct rco_error *error, enum rco_status status, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Puts the formatted text before error's message (a path and ": ", an
+ * option); the rest of error stays. */
+void error_prefix(struct rco_error *error, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Empties error (RCO_OK). */
 void error_clear(struct rco_error *error);
 /* Names the cores whose bits are set in cores (bit i: core i), as messages

@@ -171,9 +171,8 @@ static int read_record(const char *path, struct ops_file *ops, struct rco_error 
 	char *ops_path = path_with_suffix(path, ".ops");
 	char *single = path_with_suffix(path, ".so");
 	char *first_core = path_with_suffix(path, "_cpu0.so");
-	char problem[OPSFILE_ERROR_SIZE];
 	int status = 0;
-	int read = ops_path && single && first_core ? ops_read_file(ops_path, ops, problem) : -2;
+	int read = ops_path && single && first_core ? ops_read_file(ops_path, ops, error) : -2;
 	if (read == -2)
 		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
 	else if (read == 1 && !file_exists(single) && !file_exists(first_core))
@@ -186,7 +185,7 @@ static int read_record(const char *path, struct ops_file *ops, struct rco_error 
 		                   "build-custom-op; build it with build-custom-op --target host",
 		                   ops_path, path);
 	else if (read != 0)
-		status = error_set(error, RCO_ERROR_BUILD, NULL, "%s", problem);
+		status = error->status;
 	else if (ops->version == 1)
 		status = error_set(error, RCO_ERROR_BUILD, NULL,
 		                   "%s was written by an earlier build-custom-op and does not say which "
@@ -256,10 +255,9 @@ static int load_cores(struct rco_library *library, int core_count, struct rco_er
 		else
 			snprintf(path, path_size, "%s_cpu%d.so", library->path, i);
 		struct core_library *core = &library->team->cores[i]->library;
-		char message[RCO_MESSAGE_SIZE];
 		if (core_library_open(core, path, core_count == 1 ? -1 : i, library->ops.libraries[i].id,
-		                      record, message, sizeof message) != 0)
-			status = error_set(error, RCO_ERROR_BUILD, NULL, "%s", message);
+		                      record, error) != 0)
+			status = error->status;
 		else
 			status = check_registered_ops(library, core, error);
 	}
@@ -319,9 +317,8 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 	if (status == 0)
 		status = check_layout(path, &ops, options->cores, error);
 	/* Loaded without ASan's runtime first, a sanitized build would end the process. */
-	char unfit[2048];
-	if (status == 0 && sanitized_check_build(path, ops.cores, unfit, sizeof unfit) != 0)
-		status = error_set(error, RCO_ERROR_BUILD, NULL, "%s", unfit);
+	if (status == 0 && sanitized_check_build(path, ops.cores, error) != 0)
+		status = error->status;
 	if (status != 0) {
 		ops_free(&ops);
 		return status;
@@ -352,9 +349,8 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
 	}
 	status = load_cores(library, ops.cores, error);
-	char message[RCO_MESSAGE_SIZE];
-	if (status == 0 && team_start(library->team, message, sizeof message) != 0)
-		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "%s", message);
+	if (status == 0 && team_start(library->team, error) != 0)
+		status = error->status;
 	if (status == 0) {
 		if (dispositions_hold(DISPOSITIONS_CORES, fault_on_signal) != 0)
 			status = error_set(error, RCO_ERROR_SYSTEM, NULL, "cannot install the fault "
@@ -363,9 +359,9 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 			library->holds_core_signals = 1;
 	}
 	if (status == 0) {
-		if (monitor_watch(&library->watch, library->team, library->stop_on_interrupt, message,
-		                  sizeof message) != 0)
-			status = error_set(error, RCO_ERROR_SYSTEM, NULL, "%s", message);
+		if (monitor_watch(&library->watch, library->team, library->stop_on_interrupt,
+		                  error) != 0)
+			status = error->status;
 		else
 			library->watched = 1;
 	}
@@ -705,7 +701,6 @@ int rco_run_named(rco_library *library, int op, const char *name,
 		dispositions_refresh(DISPOSITIONS_CORES);
 		if (library->stop_on_interrupt)
 			dispositions_refresh(DISPOSITIONS_INTERRUPT);
-		char problem[256];
 		library->team->record = coverage_record_flags(library->output_checks, &library->output);
 		monitor_call_begin(&library->watch, timeout);
 		for (int i = 0; i < count && i < RCO_MAX_ARGUMENTS; i++) {
@@ -713,11 +708,11 @@ int rco_run_named(rco_library *library, int op, const char *name,
 			library->arg_names[i] = library->arg_texts[i];
 		}
 		int failed = team_run(library->team, record->name, library->label, library->args, library->arg_names, count,
-		                      &library->output, library->core_stack, problem, sizeof problem);
+		                      &library->output, library->core_stack, error);
 		monitor_call_end(&library->watch);
 		library->has_profile = failed == 0;
 		if (failed < 0) {
-			status = error_set(error, RCO_ERROR_SYSTEM, record->name, "%s", problem);
+			status = error->status;
 		} else {
 			deliver_output(library, library->label);
 			if (failed) {

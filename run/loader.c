@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,23 +17,12 @@
 #include <unistd.h>
 
 #include "elf_check.h"
+#include "errors.h"
 #include "library_id.h"
 #include "sanitized.h"
 
 /* Serialises "is it loaded already?" with the load, across threads. */
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int fail(char *error, size_t error_size, const char *format, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *error, size_t error_size, const char *format, ...)
-{
-	va_list args;
-	va_start(args, format);
-	vsnprintf(error, error_size, format, args);
-	va_end(args);
-	return -1;
-}
 
 /* Looks up a function; the memcpy is how ISO C lets a data pointer become a
  * function pointer. */
@@ -93,14 +81,14 @@ static int same_file(const struct stat *a, const struct stat *b)
  * the bytes when this process has loaded path already (*copy is then its
  * descriptor, else -1).  flags: RTLD_NODELETE or 0. */
 static void *load(const char *path, const struct stat *read_stat, const unsigned char *bytes,
-                  size_t length, int flags, int *copy_descriptor, char *error, size_t error_size)
+                  size_t length, int flags, int *copy_descriptor, struct rco_error *error)
 {
 	*copy_descriptor = -1;
 	/* dlopen searches the library path for a name without a slash: the
 	 * file read is the one in the current directory. */
 	char *name = malloc(strlen(path) + sizeof "./");
 	if (!name) {
-		fail(error, error_size, "out of memory");
+		error_fail(error, RCO_ERROR_BUILD, "out of memory");
 		return NULL;
 	}
 	snprintf(name, strlen(path) + sizeof "./", "%s%s", strchr(path, '/') ? "" : "./", path);
@@ -111,12 +99,12 @@ static void *load(const char *path, const struct stat *read_stat, const unsigned
 		free(name);
 		struct stat loaded;
 		if (!handle) {
-			fail(error, error_size, "cannot load %s: %s", path, dlerror());
+			error_fail(error, RCO_ERROR_BUILD, "cannot load %s: %s", path, dlerror());
 		} else if (stat(path, &loaded) != 0 || !same_file(read_stat, &loaded)) {
 			dlclose(handle);
 			handle = NULL;
-			fail(error, error_size, "%s changed while it was being loaded (is a build "
-			     "running?); run again when it is done", path);
+			error_fail(error, RCO_ERROR_BUILD, "%s changed while it was being loaded "
+			           "(is a build running?); run again when it is done", path);
 		}
 		pthread_mutex_unlock(&load_lock);
 		return handle;
@@ -125,8 +113,8 @@ static void *load(const char *path, const struct stat *read_stat, const unsigned
 	dlclose(handle);
 	int copy = memory_file(path, bytes, length);
 	if (copy < 0) {
-		fail(error, error_size, "cannot load %s a second time: cannot copy it: %s", path,
-		     strerror(errno));
+		error_fail(error, RCO_ERROR_BUILD, "cannot load %s a second time: cannot copy it: "
+		           "%s", path, strerror(errno));
 		pthread_mutex_unlock(&load_lock);
 		return NULL;
 	}
@@ -134,7 +122,8 @@ static void *load(const char *path, const struct stat *read_stat, const unsigned
 	snprintf(copy_path, sizeof copy_path, "/proc/%ld/fd/%d", (long)getpid(), copy);
 	handle = dlopen(copy_path, RTLD_NOW | RTLD_LOCAL);
 	if (!handle) {
-		fail(error, error_size, "cannot load %s a second time: %s", path, dlerror());
+		error_fail(error, RCO_ERROR_BUILD, "cannot load %s a second time: %s", path,
+		           dlerror());
 		close(copy);
 	} else {
 		*copy_descriptor = copy;
@@ -145,35 +134,39 @@ static void *load(const char *path, const struct stat *read_stat, const unsigned
 
 /* Reads path whole into *bytes (malloc'ed), with its stat. */
 static int read_whole(const char *path, const char *record, unsigned char **bytes, size_t *length,
-                      struct stat *st, char *error, size_t error_size)
+                      struct stat *st, struct rco_error *error)
 {
 	*bytes = NULL;
 	/* O_NONBLOCK: a FIFO is refused below, not waited on for a writer. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			return fail(error, error_size, "%s does not exist, but %s names it; rebuild with "
-			            "build-custom-op --target host", path, record);
-		return fail(error, error_size, "cannot open %s: %s", path, strerror(errno));
+			return error_fail(error, RCO_ERROR_BUILD, "%s does not exist, but %s names "
+			                  "it; rebuild with build-custom-op --target host", path,
+			                  record);
+		return error_fail(error, RCO_ERROR_BUILD, "cannot open %s: %s", path,
+		                  strerror(errno));
 	}
 	int status = 0;
 	if (fstat(fd, st) != 0)
-		status = fail(error, error_size, "cannot read %s: %s", path, strerror(errno));
+		status = error_fail(error, RCO_ERROR_BUILD, "cannot read %s: %s", path,
+		                    strerror(errno));
 	else if (!S_ISREG(st->st_mode))
-		status = fail(error, error_size, "%s is not a regular file", path);
+		status = error_fail(error, RCO_ERROR_BUILD, "%s is not a regular file", path);
 	if (status == 0) {
 		*length = (size_t)st->st_size;
 		*bytes = malloc(*length ? *length : 1);
 		if (!*bytes)
-			status = fail(error, error_size, "out of memory to read %s", path);
+			status = error_fail(error, RCO_ERROR_BUILD, "out of memory to read %s",
+			                    path);
 	}
 	for (size_t done = 0; status == 0 && done < *length;) {
 		ssize_t got = read(fd, *bytes + done, *length - done);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
-			status = fail(error, error_size, "cannot read %s: %s", path,
-			              got == 0 ? "it became shorter while it was read" : strerror(errno));
+			status = error_fail(error, RCO_ERROR_BUILD, "cannot read %s: %s", path,
+			                    got == 0 ? "it became shorter while it was read" : strerror(errno));
 		else
 			done += (size_t)got;
 	}
@@ -182,34 +175,32 @@ static int read_whole(const char *path, const char *record, unsigned char **byte
 }
 
 int core_library_open(struct core_library *library, const char *path, int core, const char *id,
-                      const char *record, char *error, size_t error_size)
+                      const char *record, struct rco_error *error)
 {
 	memset(library, 0, sizeof *library);
 	library->core = core;
 	library->copy_descriptor = -1;
 	library->path = strdup(path);
 	if (!library->path)
-		return fail(error, error_size, "out of memory");
+		return error_fail(error, RCO_ERROR_BUILD, "out of memory");
 	unsigned char *bytes;
 	size_t length = 0;
 	struct stat st;
 	memset(&st, 0, sizeof st);
-	if (read_whole(path, record, &bytes, &length, &st, error, error_size) != 0) {
+	if (read_whole(path, record, &bytes, &length, &st, error) != 0) {
 		free(bytes);
 		return -1;
 	}
-	char problem[256], actual[LIBRARY_ID_SIZE];
-	int status = 0;
-	if (elf_check_complete(bytes, length, problem, sizeof problem) != 0) {
-		status = fail(error, error_size, "%s is damaged: %s; rebuild it with build-custom-op "
-		              "--target host", path, problem);
-	} else {
+	char actual[LIBRARY_ID_SIZE];
+	int status = elf_check_complete(bytes, length, path, error);
+	if (status == 0) {
 		library_id_of_bytes(bytes, length, actual);
 		if (strcmp(actual, id) != 0)
-			status = fail(error, error_size, "%s is not the library %s was written for (its id "
-			              "is %s, the record's %s): it changed after the build, or the last build "
-			              "did not finish; rebuild with build-custom-op --target host", path,
-			              record, actual, id);
+			status = error_fail(error, RCO_ERROR_BUILD, "%s is not the library %s was "
+			                    "written for (its id is %s, the record's %s): it "
+			                    "changed after the build, or the last build did not "
+			                    "finish; rebuild with build-custom-op --target host",
+			                    path, record, actual, id);
 	}
 	/* ASan keeps a pointer to each global of a library it instruments, also
 	 * after the library is unloaded, and reads them all when it describes
@@ -218,7 +209,7 @@ int core_library_open(struct core_library *library, const char *path, int core, 
 	library->kept_loaded = status == 0 && sanitized_runtime_of(path, runtime, sizeof runtime) == 1;
 	if (status == 0)
 		library->handle = load(path, &st, bytes, length, library->kept_loaded ? RTLD_NODELETE : 0,
-		                       &library->copy_descriptor, error, error_size);
+		                       &library->copy_descriptor, error);
 	free(bytes);
 	if (!library->handle)
 		return -1;
@@ -233,27 +224,31 @@ int core_library_open(struct core_library *library, const char *path, int core, 
 	                  sizeof library->linked_core) != 0)
 		missing = "customop_host_linked_core";
 	if (missing)
-		return fail(error, error_size, "%s is not a host core library: it does not export %s "
-		            "(see neuron/host_abi.h); build it with build-custom-op --target host", path,
-		            missing);
+		return error_fail(error, RCO_ERROR_BUILD, "%s is not a host core library: it does "
+		                  "not export %s (see neuron/host_abi.h); build it with "
+		                  "build-custom-op --target host", path, missing);
 	int linked = library->linked_core();
 	if (linked != core) {
 		if (core < 0)
-			return fail(error, error_size, "%s was linked for core %d, not as a single-core "
-			            "library; rebuild it with build-custom-op --target host", path, linked);
+			return error_fail(error, RCO_ERROR_BUILD, "%s was linked for core %d, not "
+			                  "as a single-core library; rebuild it with "
+			                  "build-custom-op --target host", path, linked);
 		if (linked < 0)
-			return fail(error, error_size, "%s was linked as a single-core library, not for "
-			            "core %d; rebuild it with build-custom-op --target host", path, core);
-		return fail(error, error_size, "%s was linked for core %d, not core %d; rebuild it "
-		            "with build-custom-op --target host", path, linked, core);
+			return error_fail(error, RCO_ERROR_BUILD, "%s was linked as a single-core "
+			                  "library, not for core %d; rebuild it with "
+			                  "build-custom-op --target host", path, core);
+		return error_fail(error, RCO_ERROR_BUILD, "%s was linked for core %d, not core %d; "
+		                  "rebuild it with build-custom-op --target host", path, linked,
+		                  core);
 	}
 	char message[CUSTOMOP_HOST_ERROR_SIZE] = "";
 	int count = library->register_ops(on_register, library, message);
 	if (count < 0)
-		return fail(error, error_size, "%s: registering its ops failed: %s", path, message);
+		return error_fail(error, RCO_ERROR_BUILD, "%s: registering its ops failed: %s",
+		                  path, message);
 	if (count != library->op_count)
-		return fail(error, error_size, "%s: registering its ops failed: it reported %d ops "
-		            "but named %d", path, count, library->op_count);
+		return error_fail(error, RCO_ERROR_BUILD, "%s: registering its ops failed: it "
+		                  "reported %d ops but named %d", path, count, library->op_count);
 	return 0;
 }
 

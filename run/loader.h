@@ -12,6 +12,8 @@
 
 #include <neuron/host_abi.h>
 
+#include "runcustomop.h"
+
 struct core_library {
 	int core;                 /* the core it runs on: 0..7, or -1 for NAME.so */
 	char *path;
@@ -35,9 +37,9 @@ struct core_library {
  * that it is whole (elf_check.h) and that its id is id, the one the record
  * (named record, for messages) gives it, loads exactly those bytes, checks
  * its linked core and reads its op names.  Returns 0, or -1 with error
- * set; call core_library_close in either case. */
+ * set (RCO_ERROR_BUILD); call core_library_close in either case. */
 int core_library_open(struct core_library *library, const char *path, int core, const char *id,
-                      const char *record, char *error, size_t error_size);
+                      const char *record, struct rco_error *error);
 /* Makes the runtime take back what an abandoned kernel left (its stacks,
  * its TCM blocks), as it does at the start of the next call: the runtime
  * does that first in every customop_host_run, and a call of ABI version 0

@@ -197,22 +197,21 @@ static int refuse_one_file_twice(const struct run_options *options)
 }
 
 /* Reads --expect before anything runs or is written. */
-static int read_expectation(const struct run_options *options, struct npy_array *expected)
+static int read_expectation(const struct run_options *options, struct npy_array *expected,
+                            struct rco_error *error)
 {
-	char error[NPY_ERROR_SIZE];
 	if (npy_read_file(options->expect, expected, error) != 0) {
-		fprintf(stderr, "run-custom-op: %s\n", error);
+		fprintf(stderr, "run-custom-op: %s\n", error->message);
 		return EXIT_FAILED;
 	}
 	return 0;
 }
 
 static int finish_output(const struct run_options *options, const struct npy_array *output,
-                         const struct npy_array *expected)
+                         const struct npy_array *expected, struct rco_error *error)
 {
-	char error[NPY_ERROR_SIZE];
 	if (options->out && npy_write_file(options->out, output, error) != 0) {
-		fprintf(stderr, "run-custom-op: %s\n", error);
+		fprintf(stderr, "run-custom-op: %s\n", error->message);
 		return EXIT_FAILED;
 	}
 	if (!options->expect)
@@ -239,10 +238,11 @@ static void preload_sanitizer(const struct run_options *options, char **argv)
 {
 	if (getenv(PRELOADED_VARIABLE))
 		return;
-	char runtime[4096], unfit[2048];
+	char runtime[4096];
+	struct rco_error unfit;
 	if (sanitized_runtime_of_build(options->library, options->cores, runtime, sizeof runtime) != 1 ||
 	    !strchr(runtime, '/') ||
-	    sanitized_check_process(options->library, runtime, unfit, sizeof unfit) == 0)
+	    sanitized_check_process(options->library, runtime, &unfit) == 0)
 		return;
 	const char *preload = getenv("LD_PRELOAD");
 	const char *asan_options = getenv("ASAN_OPTIONS");
@@ -318,10 +318,9 @@ int main(int argc, char **argv)
 	if (program_open_standard_descriptors() != 0)
 		return EXIT_FAILED;
 	struct run_options options;
-	char error[OPTIONS_ERROR_SIZE > ARGUMENTS_ERROR_SIZE ? OPTIONS_ERROR_SIZE
-	                                                     : ARGUMENTS_ERROR_SIZE];
-	if (options_parse(argc, argv, &options, error) != 0) {
-		fprintf(stderr, "run-custom-op: %s\n", error);
+	static struct rco_error problem; /* big: not on the stack */
+	if (options_parse(argc, argv, &options, &problem) != 0) {
+		fprintf(stderr, "run-custom-op: %s\n", problem.message);
 		options_free(&options);
 		return EXIT_USAGE;
 	}
@@ -349,13 +348,12 @@ int main(int argc, char **argv)
 	open_options.print = console_print;
 	open_options.warn = console_warn;
 	open_options.stop_on_interrupt = 1;
-	static struct rco_error problem; /* big: not on the stack */
 	rco_library *library = NULL;
 	open_options.context = &library;
 	struct npy_array expected = {0};
 	int status = refuse_one_file_twice(&options);
 	if (status == 0 && options.expect)
-		status = read_expectation(&options, &expected);
+		status = read_expectation(&options, &expected, &problem);
 	if (status == 0 && rco_open(options.library, &open_options, &library, &problem) != 0) {
 		report(problem.message);
 		status = exit_status_of(problem.status);
@@ -371,10 +369,13 @@ int main(int argc, char **argv)
 		arrays = calloc((size_t)count + 1, sizeof *arrays);
 		arguments = calloc((size_t)count + 1, sizeof *arguments);
 		status = arrays && arguments ? arguments_build(library, op, options.inputs, count, arrays,
-		                                               arguments, error)
-		                             : EXIT_FAILED;
-		if (status != 0)
-			fprintf(stderr, "run-custom-op: %s\n", arrays && arguments ? error : "out of memory");
+		                                               arguments, &problem)
+		                             : RCO_ERROR_SYSTEM;
+		if (status != 0) {
+			fprintf(stderr, "run-custom-op: %s\n",
+			        arrays && arguments ? problem.message : "out of memory");
+			status = exit_status_of(status);
+		}
 	}
 	if (status == 0)
 		status = make_output(&options, library, op, arrays, &output);
@@ -387,7 +388,7 @@ int main(int argc, char **argv)
 			status = EXIT_FAILED;
 	}
 	if (status == 0)
-		status = finish_output(&options, &output, &expected);
+		status = finish_output(&options, &output, &expected, &problem);
 	if (console_stdout_error() && status != EXIT_USAGE) {
 		fprintf(stderr, "run-custom-op: cannot write the kernel's output to standard output: %s\n",
 		        strerror(console_stdout_error()));

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "dispositions.h"
+#include "errors.h"
 #include "fault.h"
 
 /* How often the stop signal goes again to the cores of a stopped call
@@ -153,7 +154,7 @@ static void *monitor_main(void *unused)
 }
 
 /* Starts the monitor thread, with every signal blocked: none is for it. */
-static int start(char *error, size_t error_size)
+static int start(struct rco_error *error)
 {
 	sigset_t all, mask;
 	sigfillset(&all);
@@ -165,23 +166,23 @@ static int start(char *error, size_t error_size)
 	pthread_attr_destroy(&attributes);
 	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	if (failed) {
-		snprintf(error, error_size, "cannot start the thread that watches time limits: %s",
-		         strerror(failed));
-		return -1;
+		return error_fail(error, RCO_ERROR_SYSTEM, "cannot start the thread that watches "
+		                  "time limits: %s", strerror(failed));
 	}
 	running = 1;
 	return 0;
 }
 
 int monitor_watch(struct call_watch *watch, struct core_team *team, int interruptible,
-                  char *error, size_t error_size)
+                  struct rco_error *error)
 {
 	memset(watch, 0, sizeof *watch);
 	pthread_mutex_init(&watch->lock, NULL);
 	watch->team = team;
 	watch->interruptible = interruptible;
 	if (interruptible && dispositions_hold(DISPOSITIONS_INTERRUPT, on_interrupt) != 0) {
-		snprintf(error, error_size, "cannot install the SIGINT handler: %s", strerror(errno));
+		error_fail(error, RCO_ERROR_SYSTEM, "cannot install the SIGINT handler: %s",
+		           strerror(errno));
 		pthread_mutex_destroy(&watch->lock);
 		return -1;
 	}
@@ -190,7 +191,7 @@ int monitor_watch(struct call_watch *watch, struct core_team *team, int interrup
 		sem_init(&wake, 0, 0);
 		wake_made = 1;
 	}
-	int status = running ? 0 : start(error, error_size);
+	int status = running ? 0 : start(error);
 	if (status == 0) {
 		pthread_mutex_lock(&list_lock);
 		watch->next = list;

@@ -48,9 +48,10 @@ struct call_watch {
 
 /* Puts watch, for team's calls, on the monitor's list, starting the monitor
  * when it is the first; interruptible: its calls stop on SIGINT (the
- * library's SIGINT handler is then held).  Returns 0, or -1 with error set. */
+ * library's SIGINT handler is then held).  Returns 0, or -1 with error set
+ * (RCO_ERROR_SYSTEM). */
 int monitor_watch(struct call_watch *watch, struct core_team *team, int interruptible,
-                  char *error, size_t error_size);
+                  struct rco_error *error);
 /* Takes watch off the list; the last stops the monitor. */
 void monitor_unwatch(struct call_watch *watch);
 /* A call begins, with a time limit of timeout seconds (0: none). */

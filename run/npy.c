@@ -11,14 +11,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "output_file.h"
+#include "errors.h"
+#include "output.h"
 
 static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -78,18 +78,6 @@ static int host_is_little_endian(void)
 	return first == 1;
 }
 
-static int fail(char error[NPY_ERROR_SIZE], const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int fail(char error[NPY_ERROR_SIZE], const char *format, ...)
-{
-	va_list args;
-	va_start(args, format);
-	vsnprintf(error, NPY_ERROR_SIZE, format, args);
-	va_end(args);
-	return -1;
-}
-
 /* ---- the header: a Python dict literal ---- */
 
 struct header_cursor {
@@ -129,22 +117,23 @@ static int accept(struct header_cursor *cursor, char c)
 	return 0;
 }
 
-static int expected(struct header_cursor *cursor, const char *what, char error[NPY_ERROR_SIZE])
+static int expected(struct header_cursor *cursor, const char *what, struct rco_error *error)
 {
 	if (cursor->at >= cursor->length)
-		return fail(error, "malformed header: expected %s, found the end of the header", what);
+		return error_fail(error, RCO_ERROR_SYSTEM, "malformed header: expected %s, found "
+		                  "the end of the header", what);
 	unsigned char c = (unsigned char)cursor->text[cursor->at];
 	if (c >= 0x20 && c < 0x7f)
-		return fail(error, "malformed header: expected %s at header byte %zu, found '%c'", what,
-		            cursor->at, c);
-	return fail(error, "malformed header: expected %s at header byte %zu, found byte 0x%02x",
-	            what, cursor->at, c);
+		return error_fail(error, RCO_ERROR_SYSTEM, "malformed header: expected %s at "
+		                  "header byte %zu, found '%c'", what, cursor->at, c);
+	return error_fail(error, RCO_ERROR_SYSTEM, "malformed header: expected %s at header byte "
+	                  "%zu, found byte 0x%02x", what, cursor->at, c);
 }
 
 /* Reads a quoted string (no escapes) into out, made printable and cut to
  * out_size; the cursor is on the opening quote. */
 static int read_string(struct header_cursor *cursor, char *out, size_t out_size,
-                       char error[NPY_ERROR_SIZE])
+                       struct rco_error *error)
 {
 	char quote = cursor->text[cursor->at++];
 	size_t kept = 0;
@@ -152,8 +141,9 @@ static int read_string(struct header_cursor *cursor, char *out, size_t out_size,
 	while (cursor->at < cursor->length && cursor->text[cursor->at] != quote) {
 		unsigned char c = (unsigned char)cursor->text[cursor->at++];
 		if (c == '\\')
-			return fail(error, "malformed header: escape sequences in strings are not supported "
-			                   "(header byte %zu)", cursor->at - 1);
+			return error_fail(error, RCO_ERROR_SYSTEM, "malformed header: escape "
+			                  "sequences in strings are not supported (header byte %zu)",
+			                  cursor->at - 1);
 		if (kept + 4 >= out_size)
 			cut = 1;
 		else if (c >= 0x20 && c < 0x7f)
@@ -162,7 +152,8 @@ static int read_string(struct header_cursor *cursor, char *out, size_t out_size,
 			out[kept++] = '?';
 	}
 	if (cursor->at >= cursor->length)
-		return fail(error, "malformed header: a string is not closed");
+		return error_fail(error, RCO_ERROR_SYSTEM, "malformed header: a string is not "
+		                  "closed");
 	cursor->at++;
 	if (cut) {
 		memcpy(out + kept, "...", 3);
@@ -190,7 +181,7 @@ static int is_digit(struct header_cursor *cursor)
 /* Reads "(d, d, ...)" with an optional trailing comma; Python 2 writers put
  * an 'L' after each number. */
 static int read_shape(struct header_cursor *cursor, struct header_fields *fields,
-                      char error[NPY_ERROR_SIZE])
+                      struct rco_error *error)
 {
 	cursor->at++; /* '(' */
 	fields->rank = 0;
@@ -199,16 +190,19 @@ static int read_shape(struct header_cursor *cursor, struct header_fields *fields
 	for (;;) {
 		skip_space(cursor);
 		if (cursor->at < cursor->length && cursor->text[cursor->at] == '-')
-			return fail(error, "malformed header: negative dimension in 'shape'");
+			return error_fail(error, RCO_ERROR_SYSTEM, "malformed header: negative "
+			                  "dimension in 'shape'");
 		if (!is_digit(cursor))
 			return expected(cursor, "a dimension", error);
 		if (fields->rank == NPY_MAX_RANK)
-			return fail(error, "shape has more than %d dimensions", NPY_MAX_RANK);
+			return error_fail(error, RCO_ERROR_SYSTEM, "shape has more than %d "
+			                  "dimensions", NPY_MAX_RANK);
 		uint64_t value = 0;
 		while (is_digit(cursor)) {
 			unsigned digit = (unsigned)(cursor->text[cursor->at++] - '0');
 			if (value > (UINT64_MAX - digit) / 10)
-				return fail(error, "malformed header: a dimension in 'shape' is too large");
+				return error_fail(error, RCO_ERROR_SYSTEM, "malformed header: a "
+				                  "dimension in 'shape' is too large");
 			value = value * 10 + digit;
 		}
 		if (cursor->at < cursor->length &&
@@ -225,7 +219,7 @@ static int read_shape(struct header_cursor *cursor, struct header_fields *fields
 }
 
 /* Skips a list value (a structured dtype's fields), brackets balanced. */
-static int skip_list(struct header_cursor *cursor, char error[NPY_ERROR_SIZE])
+static int skip_list(struct header_cursor *cursor, struct rco_error *error)
 {
 	int depth = 0;
 	while (cursor->at < cursor->length) {
@@ -235,11 +229,11 @@ static int skip_list(struct header_cursor *cursor, char error[NPY_ERROR_SIZE])
 		else if ((c == ']' || c == ')') && --depth == 0)
 			return 0;
 	}
-	return fail(error, "malformed header: a list is not closed");
+	return error_fail(error, RCO_ERROR_SYSTEM, "malformed header: a list is not closed");
 }
 
 static int read_entry(struct header_cursor *cursor, struct header_fields *fields,
-                      char error[NPY_ERROR_SIZE])
+                      struct rco_error *error)
 {
 	char key[40];
 	skip_space(cursor);
@@ -259,10 +253,11 @@ static int read_entry(struct header_cursor *cursor, struct header_fields *fields
 	else if (strcmp(key, "shape") == 0)
 		seen = &fields->have_shape;
 	else
-		return fail(error, "malformed header: unknown key '%s' (the keys are 'descr', "
-		                   "'fortran_order' and 'shape')", key);
+		return error_fail(error, RCO_ERROR_SYSTEM, "malformed header: unknown key '%s' "
+		                  "(the keys are 'descr', 'fortran_order' and 'shape')", key);
 	if (*seen)
-		return fail(error, "malformed header: key '%s' given twice", key);
+		return error_fail(error, RCO_ERROR_SYSTEM, "malformed header: key '%s' given twice",
+		                  key);
 	*seen = 1;
 
 	char c = '\0';
@@ -293,7 +288,7 @@ static int read_entry(struct header_cursor *cursor, struct header_fields *fields
 }
 
 static int parse_header(const char *text, size_t length, struct header_fields *fields,
-                        char error[NPY_ERROR_SIZE])
+                        struct rco_error *error)
 {
 	struct header_cursor cursor = {text, length, 0};
 	memset(fields, 0, sizeof *fields);
@@ -311,17 +306,18 @@ static int parse_header(const char *text, size_t length, struct header_fields *f
 	if (cursor.at != cursor.length)
 		return expected(&cursor, "only spaces after '}'", error);
 	if (!fields->have_descr)
-		return fail(error, "malformed header: missing key 'descr'");
+		return error_fail(error, RCO_ERROR_SYSTEM, "malformed header: missing key 'descr'");
 	if (!fields->have_fortran)
-		return fail(error, "malformed header: missing key 'fortran_order'");
+		return error_fail(error, RCO_ERROR_SYSTEM, "malformed header: missing key "
+		                  "'fortran_order'");
 	if (!fields->have_shape)
-		return fail(error, "malformed header: missing key 'shape'");
+		return error_fail(error, RCO_ERROR_SYSTEM, "malformed header: missing key 'shape'");
 	return 0;
 }
 
 /* Maps a descr to a dtype and whether its bytes need swapping. */
 static int decode_descr(const char *descr, enum npy_dtype *dtype, int *swap,
-                        char error[NPY_ERROR_SIZE])
+                        struct rco_error *error)
 {
 	char order = descr[0];
 	const char *type = descr + 1;
@@ -345,18 +341,20 @@ static int decode_descr(const char *descr, enum npy_dtype *dtype, int *swap,
 		goto unsupported;
 	size_t size = dtype_table[found].size;
 	if (order == '|' && size != 1)
-		return fail(error, "unsupported dtype '%s': '|' (no byte order) is for 1-byte types; "
-		                   "a %zu-byte type needs '<' or '>'", descr, size);
+		return error_fail(error, RCO_ERROR_SYSTEM, "unsupported dtype '%s': '|' (no byte "
+		                  "order) is for 1-byte types; a %zu-byte type needs '<' or '>'",
+		                  descr, size);
 	*dtype = (enum npy_dtype)found;
 	int file_little = order == '<' || (order == '=' && host_is_little_endian());
 	*swap = size > 1 && order != '|' && file_little != host_is_little_endian();
 	return 0;
 unsupported:
 	if (strcmp(type, "V2") == 0)
-		return fail(error, "unsupported dtype '%s': a raw 2-byte type, which is how ml_dtypes "
-		                   "saves bfloat16; for bfloat16 write the descr 'bfloat16'", descr);
-	return fail(error, "unsupported dtype '%s'; the supported ones are %s", descr,
-	            supported_dtypes);
+		return error_fail(error, RCO_ERROR_SYSTEM, "unsupported dtype '%s': a raw 2-byte "
+		                  "type, which is how ml_dtypes saves bfloat16; for bfloat16 write "
+		                  "the descr 'bfloat16'", descr);
+	return error_fail(error, RCO_ERROR_SYSTEM, "unsupported dtype '%s'; the supported ones are "
+	                  "%s", descr, supported_dtypes);
 }
 
 static void swap_bytes(unsigned char *data, size_t count, size_t size)
@@ -391,7 +389,7 @@ struct npy_layout {
 	uint64_t shape[NPY_MAX_RANK];
 	size_t count;
 	size_t data_length;
-	char shape_text[NPY_ERROR_SIZE / 2];
+	char shape_text[256];
 };
 
 /* The longest header read: NumPy writes a few dozen bytes, and refuses to
@@ -403,20 +401,23 @@ struct npy_layout {
 /* Checks the preamble in the first length bytes of a file (all of it when
  * length < NPY_PREAMBLE_MAX) and sets where the header is. */
 static int read_preamble(const unsigned char *file, size_t length, struct npy_layout *layout,
-                         char error[NPY_ERROR_SIZE])
+                         struct rco_error *error)
 {
 	size_t magic_seen = length < sizeof npy_magic ? length : sizeof npy_magic;
 	if (memcmp(file, npy_magic, magic_seen) != 0)
-		return fail(error, "not a .npy file: it does not start with \"\\x93NUMPY\"");
+		return error_fail(error, RCO_ERROR_SYSTEM, "not a .npy file: it does not start "
+		                  "with \"\\x93NUMPY\"");
 	if (length < 8)
-		return fail(error, "truncated: %zu bytes, too short for the .npy preamble", length);
+		return error_fail(error, RCO_ERROR_SYSTEM, "truncated: %zu bytes, too short for "
+		                  "the .npy preamble", length);
 	unsigned major = file[6], minor = file[7];
 	if ((major != 1 && major != 2 && major != 3) || minor != 0)
-		return fail(error, "unsupported .npy version %u.%u (versions 1.0, 2.0 and 3.0 are read)",
-		            major, minor);
+		return error_fail(error, RCO_ERROR_SYSTEM, "unsupported .npy version %u.%u "
+		                  "(versions 1.0, 2.0 and 3.0 are read)", major, minor);
 	size_t length_size = major == 1 ? 2 : 4;
 	if (length < 8 + length_size)
-		return fail(error, "truncated: %zu bytes, too short for the .npy preamble", length);
+		return error_fail(error, RCO_ERROR_SYSTEM, "truncated: %zu bytes, too short for "
+		                  "the .npy preamble", length);
 	layout->header_length = (size_t)file[8] | (size_t)file[9] << 8;
 	if (length_size == 4)
 		layout->header_length |= (size_t)file[10] << 16 | (size_t)file[11] << 24;
@@ -425,21 +426,23 @@ static int read_preamble(const unsigned char *file, size_t length, struct npy_la
 }
 
 /* Reads the header text into the layout: dtype, shape and data length. */
-static int read_layout(const char *header, struct npy_layout *layout, char error[NPY_ERROR_SIZE])
+static int read_layout(const char *header, struct npy_layout *layout, struct rco_error *error)
 {
 	struct header_fields fields;
 	if (parse_header(header, layout->header_length, &fields, error) != 0)
 		return -1;
 	if (!fields.descr_is_string)
-		return fail(error, "unsupported dtype: a structured dtype (a list of fields); "
-		                   "the supported ones are %s", supported_dtypes);
+		return error_fail(error, RCO_ERROR_SYSTEM, "unsupported dtype: a structured dtype "
+		                  "(a list of fields); the supported ones are %s",
+		                  supported_dtypes);
 	layout->dtype = NPY_FLOAT32;
 	layout->swap = 0;
 	if (decode_descr(fields.descr, &layout->dtype, &layout->swap, error) != 0)
 		return -1;
 	if (fields.fortran_order)
-		return fail(error, "Fortran-order array (fortran_order: True); only C order is read: "
-		                   "save numpy.ascontiguousarray(a) instead");
+		return error_fail(error, RCO_ERROR_SYSTEM, "Fortran-order array (fortran_order: "
+		                  "True); only C order is read: save numpy.ascontiguousarray(a) "
+		                  "instead");
 	size_t size = npy_dtype_size(layout->dtype);
 	size_t count = 1;
 	int too_large = 0;
@@ -454,7 +457,8 @@ static int read_layout(const char *header, struct npy_layout *layout, char error
 	}
 	format_shape(layout->shape_text, sizeof layout->shape_text, fields.rank, fields.shape);
 	if (too_large || count > SIZE_MAX / size)
-		return fail(error, "shape %s is too large", layout->shape_text);
+		return error_fail(error, RCO_ERROR_SYSTEM, "shape %s is too large",
+		                  layout->shape_text);
 	layout->rank = fields.rank;
 	memcpy(layout->shape, fields.shape, sizeof fields.shape);
 	layout->count = count;
@@ -463,10 +467,11 @@ static int read_layout(const char *header, struct npy_layout *layout, char error
 }
 
 static int wrong_data_length(const struct npy_layout *layout, size_t data_length,
-                             char error[NPY_ERROR_SIZE])
+                             struct rco_error *error)
 {
-	return fail(error, "data is %zu bytes but shape %s of %s needs %zu", data_length,
-	            layout->shape_text, npy_dtype_name(layout->dtype), layout->data_length);
+	return error_fail(error, RCO_ERROR_SYSTEM, "data is %zu bytes but shape %s of %s needs %zu",
+	                  data_length, layout->shape_text, npy_dtype_name(layout->dtype),
+	                  layout->data_length);
 }
 
 /* Fills array from the layout with data (data_length bytes), taken over
@@ -485,7 +490,7 @@ static void take_data(const struct npy_layout *layout, void *data, struct npy_ar
 }
 
 int npy_parse(const void *bytes, size_t length, struct npy_array *array,
-              char error[NPY_ERROR_SIZE])
+              struct rco_error *error)
 {
 	const unsigned char *file = bytes;
 	memset(array, 0, sizeof *array);
@@ -494,8 +499,9 @@ int npy_parse(const void *bytes, size_t length, struct npy_array *array,
 	if (read_preamble(file, length, &layout, error) != 0)
 		return -1;
 	if (layout.header_length > length - layout.header_start)
-		return fail(error, "truncated header: it declares %zu bytes but %zu follow",
-		            layout.header_length, length - layout.header_start);
+		return error_fail(error, RCO_ERROR_SYSTEM, "truncated header: it declares %zu "
+		                  "bytes but %zu follow", layout.header_length,
+		                  length - layout.header_start);
 	if (read_layout((const char *)file + layout.header_start, &layout, error) != 0)
 		return -1;
 	size_t data_length = length - layout.header_start - layout.header_length;
@@ -503,7 +509,8 @@ int npy_parse(const void *bytes, size_t length, struct npy_array *array,
 		return wrong_data_length(&layout, data_length, error);
 	void *data = malloc(layout.data_length ? layout.data_length : 1);
 	if (!data)
-		return fail(error, "out of memory for %zu bytes of data", layout.data_length);
+		return error_fail(error, RCO_ERROR_SYSTEM, "out of memory for %zu bytes of data",
+		                  layout.data_length);
 	memcpy(data, file + layout.header_start + layout.header_length, layout.data_length);
 	take_data(&layout, data, array);
 	return 0;
@@ -534,37 +541,40 @@ static ssize_t read_up_to(int fd, void *buffer, size_t length)
  * more (a device or a pipe may never end).  A regular file's size says
  * whether the data is all there before any of it is read. */
 static int read_npy(int fd, const struct stat *st, struct npy_array *array,
-                    char error[NPY_ERROR_SIZE])
+                    struct rco_error *error)
 {
 	unsigned char preamble[NPY_PREAMBLE_MAX];
 	struct npy_layout layout;
 	memset(&layout, 0, sizeof layout);
 	ssize_t got = read_up_to(fd, preamble, sizeof preamble);
 	if (got < 0)
-		return fail(error, "cannot read: %s", strerror(errno));
+		return error_fail(error, RCO_ERROR_SYSTEM, "cannot read: %s", strerror(errno));
 	if (read_preamble(preamble, (size_t)got, &layout, error) != 0)
 		return -1;
 	size_t have = (size_t)got - layout.header_start; /* header bytes read already */
 	int regular = S_ISREG(st->st_mode);
 	size_t file_length = regular ? (size_t)st->st_size : 0;
 	if (regular && layout.header_length > file_length - layout.header_start)
-		return fail(error, "truncated header: it declares %zu bytes but %zu follow",
-		            layout.header_length, file_length - layout.header_start);
+		return error_fail(error, RCO_ERROR_SYSTEM, "truncated header: it declares %zu "
+		                  "bytes but %zu follow", layout.header_length,
+		                  file_length - layout.header_start);
 	if (layout.header_length > NPY_HEADER_LIMIT)
-		return fail(error, "a header of %zu bytes: at most %zu are read", layout.header_length,
-		            NPY_HEADER_LIMIT);
+		return error_fail(error, RCO_ERROR_SYSTEM, "a header of %zu bytes: at most %zu are "
+		                  "read", layout.header_length, NPY_HEADER_LIMIT);
 	char *header = malloc(layout.header_length + 1);
 	if (!header)
-		return fail(error, "out of memory");
+		return error_fail(error, RCO_ERROR_SYSTEM, "out of memory");
 	size_t kept = have < layout.header_length ? have : layout.header_length;
 	memcpy(header, preamble + layout.header_start, kept);
 	got = read_up_to(fd, header + kept, layout.header_length - kept);
 	if (got < 0 || kept + (size_t)got < layout.header_length) {
 		int problem = got < 0 ? errno : 0;
 		free(header);
-		return problem ? fail(error, "cannot read: %s", strerror(problem))
-		               : fail(error, "truncated header: it declares %zu bytes but %zu follow",
-		                      layout.header_length, kept + (size_t)got);
+		return problem ? error_fail(error, RCO_ERROR_SYSTEM, "cannot read: %s",
+		                            strerror(problem))
+		               : error_fail(error, RCO_ERROR_SYSTEM, "truncated header: it "
+		                            "declares %zu bytes but %zu follow",
+		                            layout.header_length, kept + (size_t)got);
 	}
 	int status = read_layout(header, &layout, error);
 	free(header);
@@ -577,7 +587,8 @@ static int read_npy(int fd, const struct stat *st, struct npy_array *array,
 		return wrong_data_length(&layout, file_length - header_end, error);
 	unsigned char *data = malloc(layout.data_length ? layout.data_length : 1);
 	if (!data)
-		return fail(error, "out of memory for %zu bytes of data", layout.data_length);
+		return error_fail(error, RCO_ERROR_SYSTEM, "out of memory for %zu bytes of data",
+		                  layout.data_length);
 	if (early > layout.data_length)
 		early = layout.data_length;
 	memcpy(data, preamble + header_end, early);
@@ -585,31 +596,32 @@ static int read_npy(int fd, const struct stat *st, struct npy_array *array,
 	if (got < 0 || early + (size_t)got < layout.data_length) {
 		int problem = got < 0 ? errno : 0;
 		free(data);
-		return problem ? fail(error, "cannot read: %s", strerror(problem))
+		return problem ? error_fail(error, RCO_ERROR_SYSTEM, "cannot read: %s",
+		                            strerror(problem))
 		               : wrong_data_length(&layout, early + (size_t)got, error);
 	}
 	take_data(&layout, data, array);
 	return 0;
 }
 
-int npy_read_file(const char *path, struct npy_array *array, char error[NPY_ERROR_SIZE])
+int npy_read_file(const char *path, struct npy_array *array, struct rco_error *error)
 {
 	memset(array, 0, sizeof *array);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(error, "%s: cannot open: %s", path, strerror(errno));
+		return error_fail(error, RCO_ERROR_SYSTEM, "%s: cannot open: %s", path,
+		                  strerror(errno));
 	struct stat st;
-	char problem[NPY_ERROR_SIZE];
 	int status;
 	if (fstat(fd, &st) != 0)
-		status = fail(problem, "cannot read: %s", strerror(errno));
+		status = error_fail(error, RCO_ERROR_SYSTEM, "cannot read: %s", strerror(errno));
 	else if (S_ISDIR(st.st_mode))
-		status = fail(problem, "cannot read: %s", strerror(EISDIR));
+		status = error_fail(error, RCO_ERROR_SYSTEM, "cannot read: %s", strerror(EISDIR));
 	else
-		status = read_npy(fd, &st, array, problem);
+		status = read_npy(fd, &st, array, error);
 	close(fd);
 	if (status != 0)
-		fail(error, "%s: %s", path, problem);
+		error_prefix(error, "%s: ", path);
 	return status;
 }
 
@@ -651,18 +663,14 @@ unsigned char *npy_format(const struct npy_array *array, size_t *length)
 	return out;
 }
 
-int npy_write_file(const char *path, const struct npy_array *array, char error[NPY_ERROR_SIZE])
+int npy_write_file(const char *path, const struct npy_array *array, struct rco_error *error)
 {
 	size_t length;
 	unsigned char *bytes = npy_format(array, &length);
 	if (!bytes)
-		return fail(error, "cannot write %s: out of memory", path);
-	struct output_part part = {bytes, length};
-	char problem[OUTPUT_FILE_ERROR_SIZE];
-	int status = output_file_write(path, &part, 1, problem);
+		return error_fail(error, RCO_ERROR_SYSTEM, "cannot write %s: out of memory", path);
+	int status = output_write(path, bytes, length, error);
 	free(bytes);
-	if (status != 0)
-		fail(error, "%s", problem);
 	return status;
 }
 

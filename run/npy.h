@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runcustomop.h"
+
 /* NumPy itself allows 64 dimensions; no device tensor has more than 8. */
 #define NPY_MAX_RANK 32
-/* Room for any message of this module, file name included. */
-#define NPY_ERROR_SIZE 512
 
 enum npy_dtype {
 	NPY_FLOAT32,
@@ -49,22 +49,23 @@ size_t npy_dtype_size(enum npy_dtype dtype);
 int npy_dtype_is_float(enum npy_dtype dtype);
 
 /* Parses a whole .npy file held in bytes into *array (data copied).  Returns
- * 0, or -1 with error set to the problem (no file name) and *array empty. */
+ * 0, or -1 with error set (RCO_ERROR_SYSTEM) to the problem (no file name)
+ * and *array empty. */
 int npy_parse(const void *bytes, size_t length, struct npy_array *array,
-              char error[NPY_ERROR_SIZE]);
+              struct rco_error *error);
 /* Reads path as npy_parse reads bytes, but as it goes: the preamble, then
  * the header it declares, then the data the header declares, never more
  * (--in /dev/zero reads 12 bytes); a regular file's size is checked
  * before its data is read.  An error starts with "PATH: ". */
-int npy_read_file(const char *path, struct npy_array *array, char error[NPY_ERROR_SIZE]);
+int npy_read_file(const char *path, struct npy_array *array, struct rco_error *error);
 /* Serialises array as a version 1.0 file in host byte order, the header
  * padded with spaces to a multiple of 64 bytes and ending in '\n'.  Returns
  * a malloc'd buffer and its length in *length, or NULL when out of memory. */
 unsigned char *npy_format(const struct npy_array *array, size_t *length);
 /* Writes array to path by the rule of src/output_file.h (a regular file
  * atomically, a device or FIFO through, never deleted); returns 0, or -1
- * with error set ("cannot write PATH: REASON"). */
-int npy_write_file(const char *path, const struct npy_array *array, char error[NPY_ERROR_SIZE]);
+ * with error set (RCO_ERROR_SYSTEM; "cannot write PATH: REASON"). */
+int npy_write_file(const char *path, const struct npy_array *array, struct rco_error *error);
 /* Allocates zeroed data for array's dtype and shape (sets count); returns 0 or -1. */
 int npy_allocate(struct npy_array *array);
 /* Frees the data and empties array. */

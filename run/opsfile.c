@@ -3,24 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int fail(char error[OPSFILE_ERROR_SIZE], const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int fail(char error[OPSFILE_ERROR_SIZE], const char *format, ...)
-{
-	va_list args;
-	va_start(args, format);
-	vsnprintf(error, OPSFILE_ERROR_SIZE, format, args);
-	va_end(args);
-	return -1;
-}
+#include "errors.h"
 
 static char *copy_span(const char *start, size_t length)
 {
@@ -34,41 +23,42 @@ static char *copy_span(const char *start, size_t length)
 
 /* Splits one op line into its three fields. */
 static int parse_op_line(const char *line, size_t length, int number, struct op_record *op,
-                         char error[OPSFILE_ERROR_SIZE])
+                         struct rco_error *error)
 {
 	const char *end = line + length;
 	const char *first_tab = memchr(line, '\t', length);
 	const char *second_tab = first_tab ? memchr(first_tab + 1, '\t', (size_t)(end - first_tab - 1))
 	                                   : NULL;
 	if (!second_tab || memchr(second_tab + 1, '\t', (size_t)(end - second_tab - 1)))
-		return fail(error, "%d: expected NAME<TAB>KINDS<TAB>(SIGNATURE)", number);
+		return error_fail(error, RCO_ERROR_BUILD, "%d: expected NAME<TAB>KINDS<TAB>(SIGNATURE)", number);
 	if (first_tab == line)
-		return fail(error, "%d: the op name is empty", number);
+		return error_fail(error, RCO_ERROR_BUILD, "%d: the op name is empty", number);
 	for (const char *kind = first_tab + 1; kind < second_tab; kind++)
 		if (!strchr("TSifl", *kind) || *kind == '\0')
-			return fail(error, "%d: unknown argument kind '%c' (the kinds are T, S, i, f and l)",
-			            number, *kind);
+			return error_fail(error, RCO_ERROR_BUILD, "%d: unknown argument kind '%c' (the "
+			                  "kinds are T, S, i, f and l)", number, *kind);
 	const char *signature = second_tab + 1;
 	if (end - signature < 2 || signature[0] != '(' || end[-1] != ')')
-		return fail(error, "%d: the signature must be the argument list in parentheses", number);
+		return error_fail(error, RCO_ERROR_BUILD, "%d: the signature must be the argument list "
+		                  "in parentheses", number);
 	op->name = copy_span(line, (size_t)(first_tab - line));
 	op->kinds = copy_span(first_tab + 1, (size_t)(second_tab - first_tab - 1));
 	op->signature = copy_span(signature, (size_t)(end - signature));
 	if (!op->name || !op->kinds || !op->signature)
-		return fail(error, "%d: out of memory", number);
+		return error_fail(error, RCO_ERROR_BUILD, "%d: out of memory", number);
 	return 0;
 }
 
 /* "cores N" (line 2) or "library FILE ID" (the next N lines). */
 static int parse_layout_line(const char *line, size_t length, int number, struct ops_file *ops,
-                             char error[OPSFILE_ERROR_SIZE])
+                             struct rco_error *error)
 {
 	if (number == 2) {
 		if (length == 7 && memcmp(line, "cores ", 6) == 0 && (line[6] == '1' || line[6] == '8')) {
 			ops->cores = line[6] - '0';
 			return 0;
 		}
-		return fail(error, "%d: expected \"cores 1\" or \"cores 8\"", number);
+		return error_fail(error, RCO_ERROR_BUILD, "%d: expected \"cores 1\" or \"cores 8\"", number);
 	}
 	const char *space = length > 8 ? memchr(line + 8, ' ', length - 8) : NULL;
 	size_t id_length = space ? (size_t)(line + length - space - 1) : 0;
@@ -76,19 +66,20 @@ static int parse_layout_line(const char *line, size_t length, int number, struct
 	for (size_t i = 0; hex && i < id_length; i++)
 		hex = strchr("0123456789abcdef", space[1 + i]) != NULL && space[1 + i] != '\0';
 	if (length < 8 || memcmp(line, "library ", 8) != 0 || !space || space == line + 8 || !hex)
-		return fail(error, "%d: expected \"library FILE ID\" (the ID 16 hex digits) for core "
-		                   "library %d of %d", number, ops->library_count + 1, ops->cores);
+		return error_fail(error, RCO_ERROR_BUILD, "%d: expected \"library FILE ID\" (the ID 16 "
+		                  "hex digits) for core library %d of %d", number,
+		                  ops->library_count + 1, ops->cores);
 	struct library_record *library = &ops->libraries[ops->library_count];
 	library->name = copy_span(line + 8, (size_t)(space - line - 8));
 	if (!library->name)
-		return fail(error, "%d: out of memory", number);
+		return error_fail(error, RCO_ERROR_BUILD, "%d: out of memory", number);
 	memcpy(library->id, space + 1, id_length);
 	library->id[id_length] = '\0';
 	ops->library_count++;
 	return 0;
 }
 
-int ops_parse(const char *text, size_t length, struct ops_file *ops, char error[OPSFILE_ERROR_SIZE])
+int ops_parse(const char *text, size_t length, struct ops_file *ops, struct rco_error *error)
 {
 	memset(ops, 0, sizeof *ops);
 	const char *end = text + length;
@@ -107,8 +98,8 @@ int ops_parse(const char *text, size_t length, struct ops_file *ops, char error[
 			           memcmp(line, OPSFILE_HEADER_1, line_length) == 0) {
 				ops->version = 1;
 			} else {
-				return fail(error, "1: not a build-custom-op ops record (the first line must be "
-				                   "\"%s\")", OPSFILE_HEADER);
+				return error_fail(error, RCO_ERROR_BUILD, "1: not a build-custom-op ops "
+				                  "record (the first line must be \"%s\")", OPSFILE_HEADER);
 			}
 		} else if (ops->version == 2 && (number == 2 || ops->library_count < ops->cores)) {
 			if (parse_layout_line(line, line_length, number, ops, error) != 0) {
@@ -119,7 +110,7 @@ int ops_parse(const char *text, size_t length, struct ops_file *ops, char error[
 			struct op_record *grown = realloc(ops->ops, (size_t)(ops->count + 1) * sizeof *grown);
 			if (!grown) {
 				ops_free(ops);
-				return fail(error, "%d: out of memory", number);
+				return error_fail(error, RCO_ERROR_BUILD, "%d: out of memory", number);
 			}
 			ops->ops = grown;
 			struct op_record *op = &ops->ops[ops->count++];
@@ -130,7 +121,7 @@ int ops_parse(const char *text, size_t length, struct ops_file *ops, char error[
 			}
 			for (int i = 0; i + 1 < ops->count; i++) {
 				if (strcmp(ops->ops[i].name, op->name) == 0) {
-					fail(error, "%d: op %s is listed twice", number, op->name);
+					error_fail(error, RCO_ERROR_BUILD, "%d: op %s is listed twice", number, op->name);
 					ops_free(ops);
 					return -1;
 				}
@@ -139,18 +130,21 @@ int ops_parse(const char *text, size_t length, struct ops_file *ops, char error[
 		line = newline ? newline + 1 : end;
 	}
 	if (number == 0)
-		return fail(error, "1: the file is empty (the first line must be \"%s\")", OPSFILE_HEADER);
+		return error_fail(error, RCO_ERROR_BUILD, "1: the file is empty (the first line must "
+		                  "be \"%s\")", OPSFILE_HEADER);
 	if (ops->version == 2 && (ops->cores == 0 || ops->library_count < ops->cores)) {
 		int cores = ops->cores;
 		ops_free(ops);
-		return cores == 0 ? fail(error, "%d: the record ends before its \"cores\" line", number)
-		                  : fail(error, "%d: the record ends before its %d \"library\" lines",
-		                         number, cores);
+		if (cores == 0)
+			return error_fail(error, RCO_ERROR_BUILD, "%d: the record ends before its "
+			                  "\"cores\" line", number);
+		return error_fail(error, RCO_ERROR_BUILD, "%d: the record ends before its %d "
+		                  "\"library\" lines", number, cores);
 	}
 	return 0;
 }
 
-int ops_read_file(const char *path, struct ops_file *ops, char error[OPSFILE_ERROR_SIZE])
+int ops_read_file(const char *path, struct ops_file *ops, struct rco_error *error)
 {
 	memset(ops, 0, sizeof *ops);
 	/* O_NONBLOCK: a FIFO is refused below, not waited on for a writer. */
@@ -158,43 +152,43 @@ int ops_read_file(const char *path, struct ops_file *ops, char error[OPSFILE_ERR
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 1;
-		return fail(error, "%s: cannot open: %s", path, strerror(errno));
+		return error_fail(error, RCO_ERROR_BUILD, "%s: cannot open: %s", path, strerror(errno));
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		int failed = errno;
 		close(fd);
-		return fail(error, "%s: cannot read: %s", path, strerror(failed));
+		return error_fail(error, RCO_ERROR_BUILD, "%s: cannot read: %s", path, strerror(failed));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return fail(error, "%s: not a regular file", path);
+		return error_fail(error, RCO_ERROR_BUILD, "%s: not a regular file", path);
 	}
 	FILE *file = fdopen(fd, "rb");
 	if (!file) {
 		int failed = errno;
 		close(fd);
-		return fail(error, "%s: cannot open: %s", path, strerror(failed));
+		return error_fail(error, RCO_ERROR_BUILD, "%s: cannot open: %s", path, strerror(failed));
 	}
 	/* A record lists at most a few ops; 1 MiB is far beyond any real one. */
 	enum { limit = 1 << 20 };
 	char *text = malloc(limit);
 	if (!text) {
 		fclose(file);
-		return fail(error, "%s: out of memory", path);
+		return error_fail(error, RCO_ERROR_BUILD, "%s: out of memory", path);
 	}
 	size_t length = fread(text, 1, limit, file);
 	int read_error = ferror(file);
 	fclose(file);
 	if (read_error || length == limit) {
 		free(text);
-		return fail(error, "%s: %s", path, read_error ? "cannot read" : "larger than 1 MiB");
+		return error_fail(error, RCO_ERROR_BUILD, "%s: %s", path,
+		                  read_error ? "cannot read" : "larger than 1 MiB");
 	}
-	char problem[OPSFILE_ERROR_SIZE];
-	int status = ops_parse(text, length, ops, problem);
+	int status = ops_parse(text, length, ops, error);
 	free(text);
 	if (status != 0)
-		fail(error, "%s:%s", path, problem);
+		error_prefix(error, "%s:", path);
 	return status;
 }
 

@@ -25,9 +25,10 @@
 
 #include <stddef.h>
 
+#include "runcustomop.h"
+
 #define OPSFILE_HEADER "# build-custom-op ops 2"
 #define OPSFILE_HEADER_1 "# build-custom-op ops 1"
-#define OPSFILE_ERROR_SIZE 1024
 #define OPSFILE_MAX_LIBRARIES 8
 #define OPSFILE_ID_SIZE 17
 
@@ -52,12 +53,13 @@ struct ops_file {
 };
 
 /* Parses the text of a record (version 2, or 1 with only ops); errors read
- * "LINE: problem".  Returns 0, or -1 with error set and *ops empty. */
+ * "LINE: problem".  Returns 0, or -1 with error set (RCO_ERROR_BUILD) and
+ * *ops empty. */
 int ops_parse(const char *text, size_t length, struct ops_file *ops,
-              char error[OPSFILE_ERROR_SIZE]);
-/* Reads path; returns 0, -1 with error ("PATH:LINE: problem" or
- * "PATH: problem"), or 1 when the file does not exist. */
-int ops_read_file(const char *path, struct ops_file *ops, char error[OPSFILE_ERROR_SIZE]);
+              struct rco_error *error);
+/* Reads path; returns 0, -1 with error set (RCO_ERROR_BUILD; "PATH:LINE:
+ * problem" or "PATH: problem"), or 1 when the file does not exist. */
+int ops_read_file(const char *path, struct ops_file *ops, struct rco_error *error);
 /* The op named name, or NULL. */
 const struct op_record *ops_find(const struct ops_file *ops, const char *name);
 /* Writes the names of all ops as "a, b, c" into out. */

@@ -3,13 +3,13 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <neuron/host_abi.h>
 
+#include "errors.h"
 #include "runcustomop.h"
 
 /* The --core-stack bounds: one page at least; a GiB is far beyond the 4 MiB
@@ -18,18 +18,6 @@
 #define CORE_STACK_MAX (1024UL * 1024 * 1024)
 /* About 31 years: anything longer is a mistake. */
 #define TIMEOUT_MAX 1e9
-
-static int fail(char error[OPTIONS_ERROR_SIZE], const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int fail(char error[OPTIONS_ERROR_SIZE], const char *format, ...)
-{
-	va_list args;
-	va_start(args, format);
-	vsnprintf(error, OPTIONS_ERROR_SIZE, format, args);
-	va_end(args);
-	return -1;
-}
 
 void options_print_help(void)
 {
@@ -97,32 +85,33 @@ static int parse_unsigned(const char *text, unsigned long long maximum, unsigned
 }
 
 static int parse_tolerance(const char *option, const char *text, double *value,
-                           char error[OPTIONS_ERROR_SIZE])
+                           struct rco_error *error)
 {
 	char *end;
 	errno = 0;
 	double parsed = strtod(text, &end);
 	if (end == text || *end || errno || !isfinite(parsed) || parsed < 0)
-		return fail(error, "%s %s: expected a finite number >= 0, e.g. %s 1e-6", option, text,
-		            option);
+		return error_fail(error, RCO_ERROR_USAGE, "%s %s: expected a finite number >= 0, "
+		                  "e.g. %s 1e-6", option, text, option);
 	*value = parsed;
 	return 0;
 }
 
-static int parse_timeout(const char *text, double *value, char error[OPTIONS_ERROR_SIZE])
+static int parse_timeout(const char *text, double *value, struct rco_error *error)
 {
 	char *end;
 	errno = 0;
 	double parsed = text[0] >= '0' && text[0] <= '9' ? strtod(text, &end) : 0;
 	if (text[0] < '0' || text[0] > '9' || *end || errno || !(parsed > 0) || parsed > TIMEOUT_MAX)
-		return fail(error, "--timeout %s: expected a number of seconds above 0 (at most %g), "
-		                   "e.g. --timeout 2.5", text, TIMEOUT_MAX);
+		return error_fail(error, RCO_ERROR_USAGE, "--timeout %s: expected a number of "
+		                  "seconds above 0 (at most %g), e.g. --timeout 2.5", text,
+		                  TIMEOUT_MAX);
 	*value = parsed;
 	return 0;
 }
 
 static int parse_shape(const char *text, struct run_options *options,
-                       char error[OPTIONS_ERROR_SIZE])
+                       struct rco_error *error)
 {
 	const char *at = text;
 	options->out_rank = 0;
@@ -140,12 +129,13 @@ static int parse_shape(const char *text, struct run_options *options,
 		if (length >= sizeof digits || parse_unsigned(digits, UINT32_MAX, &dimension) != 0) {
 			if (!whole_number)
 				goto bad;
-			return fail(error, "--out-shape %s: dimension %d is %.*s: a dimension is at most "
-			            "4294967295 (2^32-1)", text, options->out_rank, (int)length, at);
+			return error_fail(error, RCO_ERROR_USAGE, "--out-shape %s: dimension %d is "
+			                  "%.*s: a dimension is at most 4294967295 (2^32-1)", text,
+			                  options->out_rank, (int)length, at);
 		}
 		if (options->out_rank == OPTIONS_MAX_OUT_RANK)
-			return fail(error, "--out-shape %s: a tensor has at most %d dimensions", text,
-			            OPTIONS_MAX_OUT_RANK);
+			return error_fail(error, RCO_ERROR_USAGE, "--out-shape %s: a tensor has at "
+			                  "most %d dimensions", text, OPTIONS_MAX_OUT_RANK);
 		options->out_shape[options->out_rank++] = dimension;
 		at += length;
 		if (*at == '\0')
@@ -153,17 +143,17 @@ static int parse_shape(const char *text, struct run_options *options,
 		at++;
 	}
 bad:
-	return fail(error, "--out-shape %s: expected dimensions separated by commas, e.g. "
-	                   "--out-shape 4,1024", text);
+	return error_fail(error, RCO_ERROR_USAGE, "--out-shape %s: expected dimensions separated "
+	                  "by commas, e.g. --out-shape 4,1024", text);
 }
 
 static int add_input(struct run_options *options, int is_scalar, const char *text,
-                     char error[OPTIONS_ERROR_SIZE])
+                     struct rco_error *error)
 {
 	struct run_input *grown = realloc(options->inputs,
 	                                  (size_t)(options->input_count + 1) * sizeof *grown);
 	if (!grown)
-		return fail(error, "out of memory");
+		return error_fail(error, RCO_ERROR_SYSTEM, "out of memory");
 	options->inputs = grown;
 	options->inputs[options->input_count].is_scalar = is_scalar;
 	options->inputs[options->input_count].text = text;
@@ -179,20 +169,21 @@ static const char *const value_options[] = {
 
 /* Handles one option that takes a value. */
 static int apply_option(struct run_options *options, const char *name, const char *value,
-                        unsigned *given, char error[OPTIONS_ERROR_SIZE])
+                        unsigned *given, struct rco_error *error)
 {
 	int index = 0;
 	while (strcmp(value_options[index], name) != 0)
 		index++;
 	int repeatable = strcmp(name, "--in") == 0 || strcmp(name, "--scalar") == 0;
 	if (!repeatable && (*given & (1u << index)))
-		return fail(error, "%s given twice", name);
+		return error_fail(error, RCO_ERROR_USAGE, "%s given twice", name);
 	*given |= 1u << index;
 
 	unsigned long long number;
 	if (strcmp(name, "--cores") == 0) {
 		if (strcmp(value, "1") != 0 && strcmp(value, "8") != 0)
-			return fail(error, "--cores %s: expected 1 or 8", value);
+			return error_fail(error, RCO_ERROR_USAGE, "--cores %s: expected 1 or 8",
+			                  value);
 		options->cores = value[0] - '0';
 	} else if (strcmp(name, "--op") == 0) {
 		options->op = value;
@@ -208,8 +199,9 @@ static int apply_option(struct run_options *options, const char *name, const cha
 	} else if (strcmp(name, "--out-dtype") == 0) {
 		options->have_out_dtype = 1;
 		if (npy_dtype_from_name(value, &options->out_dtype) != 0)
-			return fail(error, "--out-dtype %s: expected float32, bfloat16, float16, int32, int8, "
-			                   "int64, int16 or uint8", value);
+			return error_fail(error, RCO_ERROR_USAGE, "--out-dtype %s: expected "
+			                  "float32, bfloat16, float16, int32, int8, int64, int16 "
+			                  "or uint8", value);
 	} else if (strcmp(name, "--expect") == 0) {
 		options->expect = value;
 	} else if (strcmp(name, "--rtol") == 0) {
@@ -224,22 +216,24 @@ static int apply_option(struct run_options *options, const char *name, const cha
 			if (strcmp(value, modes[mode]) == 0)
 				options->output_checks = RCO_OUTPUT_CHECKS_ERROR + mode;
 		if (!options->output_checks)
-			return fail(error, "--output-checks %s: expected error, warn or off", value);
+			return error_fail(error, RCO_ERROR_USAGE, "--output-checks %s: expected "
+			                  "error, warn or off", value);
 	} else if (strcmp(name, "--profile") == 0) {
 		options->profile = value;
 	} else if (strcmp(name, "--profile-svg") == 0) {
 		options->profile_svg = value;
 	} else {
 		if (parse_unsigned(value, CORE_STACK_MAX, &number) != 0 || number < CORE_STACK_MIN)
-			return fail(error, "--core-stack %s: expected a number of bytes from %d to %lu, "
-			                   "e.g. --core-stack 65536", value, CORE_STACK_MIN, CORE_STACK_MAX);
+			return error_fail(error, RCO_ERROR_USAGE, "--core-stack %s: expected a "
+			                  "number of bytes from %d to %lu, e.g. --core-stack 65536",
+			                  value, CORE_STACK_MIN, CORE_STACK_MAX);
 		options->core_stack = (size_t)number;
 	}
 	return 0;
 }
 
 int options_parse(int argc, char **argv, struct run_options *options,
-                  char error[OPTIONS_ERROR_SIZE])
+                  struct rco_error *error)
 {
 	memset(options, 0, sizeof *options);
 	options->rtol = 1e-5;
@@ -250,7 +244,8 @@ int options_parse(int argc, char **argv, struct run_options *options,
 		const char *arg = argv[i];
 		if (only_operands || arg[0] != '-' || strcmp(arg, "-") == 0) {
 			if (options->library)
-				return fail(error, "extra argument '%s': give one BUILD_DIR/NAME", arg);
+				return error_fail(error, RCO_ERROR_USAGE, "extra argument '%s': "
+				                  "give one BUILD_DIR/NAME", arg);
 			options->library = arg;
 			continue;
 		}
@@ -277,13 +272,15 @@ int options_parse(int argc, char **argv, struct run_options *options,
 				known |= strcmp(value_options[k], name) == 0;
 		}
 		if (!known)
-			return fail(error, "unknown option '%s' (see run-custom-op --help)", arg);
+			return error_fail(error, RCO_ERROR_USAGE, "unknown option '%s' (see "
+			                  "run-custom-op --help)", arg);
 		const char *value;
 		if (equals) {
 			value = equals + 1;
 		} else {
 			if (i + 1 == argc)
-				return fail(error, "%s needs a value (see run-custom-op --help)", name);
+				return error_fail(error, RCO_ERROR_USAGE, "%s needs a value (see "
+				                  "run-custom-op --help)", name);
 			value = argv[++i];
 		}
 		if (apply_option(options, name, value, &given, error) != 0)
@@ -292,13 +289,13 @@ int options_parse(int argc, char **argv, struct run_options *options,
 	if (options->help || options->version)
 		return 0;
 	if (!options->library)
-		return fail(error, "no library given: name it as BUILD_DIR/NAME, e.g. run-custom-op "
-		                   "--in x.npy build/relu");
+		return error_fail(error, RCO_ERROR_USAGE, "no library given: name it as "
+		                  "BUILD_DIR/NAME, e.g. run-custom-op --in x.npy build/relu");
 	/* 8 and 9: the places of --rtol and --atol in value_options */
 	int have_rtol = (int)((given >> 8) & 1), have_atol = (int)((given >> 9) & 1);
 	if ((have_rtol || have_atol) && !options->expect)
-		return fail(error, "%s without --expect: the tolerances apply to --expect only",
-		            have_rtol ? "--rtol" : "--atol");
+		return error_fail(error, RCO_ERROR_USAGE, "%s without --expect: the tolerances "
+		                  "apply to --expect only", have_rtol ? "--rtol" : "--atol");
 	return 0;
 }
 

@@ -7,7 +7,6 @@
 
 #include "npy.h"
 
-#define OPTIONS_ERROR_SIZE 512
 #define OPTIONS_MAX_OUT_RANK 8
 
 /* One positional argument of the op, in command-line order. */
@@ -40,9 +39,10 @@ struct run_options {
 };
 
 /* Parses argv into *options.  Returns 0, or -1 with error set to a usage
- * problem (the caller exits 2).  Free with options_free. */
+ * problem (RCO_ERROR_USAGE; RCO_ERROR_SYSTEM when out of memory; the caller
+ * exits 2).  Free with options_free. */
 int options_parse(int argc, char **argv, struct run_options *options,
-                  char error[OPTIONS_ERROR_SIZE]);
+                  struct rco_error *error);
 /* Frees what options_parse allocated. */
 void options_free(struct run_options *options);
 /* Prints the --help text to stdout. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output_file.h"
+#include "output.h"
 
 /* text (a profile rendered by one of the rco_profile_* functions), in a
  * buffer of its size; NULL when out of memory. */
@@ -25,16 +25,14 @@ static int write_rendered(const char *path, size_t (*format)(const struct rco_pr
 	if (!path)
 		return 0;
 	char *text = render(format, profile);
-	char error[OUTPUT_FILE_ERROR_SIZE];
-	struct output_part part = {text, 0};
+	struct rco_error error;
 	int status = 0;
 	if (!text) {
 		fprintf(stderr, "run-custom-op: out of memory for the profile\n");
 		return 1;
 	}
-	part.size = strlen(text);
-	if (output_file_write(path, &part, 1, error) != 0) {
-		fprintf(stderr, "run-custom-op: %s\n", error);
+	if (output_write(path, text, strlen(text), &error) != 0) {
+		fprintf(stderr, "run-custom-op: %s\n", error.message);
 		status = 1;
 	}
 	free(text);

@@ -6,9 +6,11 @@ RCO_SOURCES = run/library.c run/check.c run/errors.c run/cores.c run/loader.c ru
 # The library id is computed as the build computes it (src/library_id.c).
 RCO_OBJECTS = $(RCO_SOURCES:run/%.c=obj/run/%.o) obj/library_id.o
 RUN_SOURCES = run/main.c run/options.c run/arguments.c run/npy.c run/console.c run/compare.c \
-	run/profile_report.c
-# The .npy output is written as every user-named output is (src/output_file.h).
-RUN_OBJECTS = $(RUN_SOURCES:run/%.c=obj/run/%.o) obj/output_file.o obj/program.o
+	run/profile_report.c run/output.c
+# The files it writes are written as every user-named output is
+# (src/output_file.h, which reports into a struct diag in an arena).
+RUN_OUTPUT_FILE_OBJECTS = obj/output_file.o obj/diag.o obj/arena.o
+RUN_OBJECTS = $(RUN_SOURCES:run/%.c=obj/run/%.o) $(RUN_OUTPUT_FILE_OBJECTS) obj/program.o
 RUN_CPPFLAGS = -Isdk/host/include
 RCO_LIBS = -pthread -ldl -lm
 
@@ -57,20 +59,25 @@ TESTS += tests/run/test_npy tests/run/test_opsfile tests/run/test_runner.sh test
 CLEAN += run-custom-op libruncustomop.a libruncustomop.so obj/run \
 	tests/run/test_npy tests/run/test_opsfile tests/run/fake
 
-tests/run/test_npy: tests/run/test_npy.c run/npy.c run/npy.h src/output_file.c tests/unit/check.h
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_npy.c run/npy.c \
-		src/output_file.c -lm
+# run/npy.c and what it writes its files with.
+RUN_NPY_SOURCES = run/npy.c run/output.c run/errors.c src/output_file.c src/diag.c src/arena.c
+tests/run/test_npy: tests/run/test_npy.c $(RUN_NPY_SOURCES) run/npy.h run/output.h run/errors.h \
+		tests/unit/check.h
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_npy.c \
+		$(RUN_NPY_SOURCES) -lm
 
 # The C views of the dtypes: runcustomop.h, host_abi.h, the library's table, npy.
 TESTS += tests/run/test_dtypes
 CLEAN += tests/run/test_dtypes
-tests/run/test_dtypes: tests/run/test_dtypes.c libruncustomop.a include/runcustomop.h run/npy.c \
-		run/npy.h src/output_file.c sdk/host/include/neuron/host_abi.h tests/unit/check.h
+tests/run/test_dtypes: tests/run/test_dtypes.c libruncustomop.a include/runcustomop.h \
+		$(RUN_NPY_SOURCES) run/npy.h sdk/host/include/neuron/host_abi.h tests/unit/check.h
 	$(CC) $(ALL_CPPFLAGS) $(RUN_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_dtypes.c \
-		run/npy.c src/output_file.c libruncustomop.a $(RCO_LIBS)
+		$(filter-out run/errors.c,$(RUN_NPY_SOURCES)) libruncustomop.a $(RCO_LIBS)
 
-tests/run/test_opsfile: tests/run/test_opsfile.c run/opsfile.c run/opsfile.h tests/unit/check.h
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_opsfile.c run/opsfile.c
+tests/run/test_opsfile: tests/run/test_opsfile.c run/opsfile.c run/opsfile.h run/errors.c run/errors.h \
+		tests/unit/check.h
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ tests/run/test_opsfile.c run/opsfile.c \
+		run/errors.c
 
 tests/run/fake/fake.so: tests/run/fake_core.c sdk/host/include/neuron/host_abi.h
 	@mkdir -p tests/run/fake

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "errors.h"
+
 /* The file names the compilers give their shared ASan runtime. */
 static int is_asan_runtime(const char *name)
 {
@@ -183,15 +185,15 @@ int sanitized_runtime_of_build(const char *build, int cores, char *runtime, size
 	return sanitized_runtime_of(library, runtime, size);
 }
 
-int sanitized_check_build(const char *build, int cores, char *message, size_t size)
+int sanitized_check_build(const char *build, int cores, struct rco_error *error)
 {
 	char runtime[4096];
 	if (sanitized_runtime_of_build(build, cores, runtime, sizeof runtime) != 1)
 		return 0;
-	return sanitized_check_process(build, runtime, message, size);
+	return sanitized_check_process(build, runtime, error);
 }
 
-int sanitized_check_process(const char *build, const char *runtime, char *message, size_t size)
+int sanitized_check_process(const char *build, const char *runtime, struct rco_error *error)
 {
 	const char *slash = strrchr(runtime, '/');
 	const char *name = slash ? slash + 1 : runtime;
@@ -209,16 +211,17 @@ int sanitized_check_process(const char *build, const char *runtime, char *messag
 	                            ? " (this process has another AddressSanitizer runtime: the build and "
 	                              "the program must use the same compiler's)"
 	                            : "";
-	snprintf(message, size,
-	         "%s was built with --sanitize=address: %s; start the program as\n"
-	         "  LD_PRELOAD=%s ASAN_OPTIONS=%s%s%s PROGRAM ...\n"
-	         "(the runtime first in the process; ASan reports and lets the kernel go on, and the op "
-	         "fails at its end with the first report; run-custom-op does this itself)%s",
-	         build,
-	         loaded ? "AddressSanitizer's runtime is loaded, but ASAN_OPTIONS lacks halt_on_error=0 "
-	                  "or suppress_equal_pcs=0"
-	                : "its core libraries need AddressSanitizer's runtime loaded first in the process",
-	         runtime, options && *options ? options : "", options && *options ? ":" : "",
-	         SANITIZED_ASAN_OPTIONS, other);
-	return -1;
+	return error_fail(error, RCO_ERROR_BUILD,
+	                  "%s was built with --sanitize=address: %s; start the program as\n"
+	                  "  LD_PRELOAD=%s ASAN_OPTIONS=%s%s%s PROGRAM ...\n"
+	                  "(the runtime first in the process; ASan reports and lets the kernel go "
+	                  "on, and the op fails at its end with the first report; run-custom-op "
+	                  "does this itself)%s",
+	                  build,
+	                  loaded ? "AddressSanitizer's runtime is loaded, but ASAN_OPTIONS lacks "
+	                           "halt_on_error=0 or suppress_equal_pcs=0"
+	                         : "its core libraries need AddressSanitizer's runtime loaded first "
+	                           "in the process",
+	                  runtime, options && *options ? options : "", options && *options ? ":" : "",
+	                  SANITIZED_ASAN_OPTIONS, other);
 }

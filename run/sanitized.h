@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "runcustomop.h"
+
 /* ASAN_OPTIONS a sanitized build needs: a report lets the kernel go on
  * (the op fails at its end, with the report), every report is made (not
  * once per code address for the whole process), and no leak check at exit
@@ -32,13 +34,14 @@ int sanitized_runtime_of_build(const char *build, int cores, char *runtime, size
 
 /* Whether this process can load a library that needs runtime: 0 when the
  * runtime is loaded and ASAN_OPTIONS has what SANITIZED_ASAN_OPTIONS
- * needs, else -1 with message saying exactly what to run ("LD_PRELOAD=...
- * ASAN_OPTIONS=... PROGRAM"); build names the build in it. */
-int sanitized_check_process(const char *build, const char *runtime, char *message, size_t size);
+ * needs, else -1 with error set (RCO_ERROR_BUILD) saying exactly what to
+ * run ("LD_PRELOAD=... ASAN_OPTIONS=... PROGRAM"); build names the build in
+ * it. */
+int sanitized_check_process(const char *build, const char *runtime, struct rco_error *error);
 
 /* Checks a build of cores core libraries (1 or 8) at build (BUILD_DIR/NAME)
  * before it is loaded: 0 when it needs no ASan runtime or the process is
- * fit for it, else -1 with message (as sanitized_check_process). */
-int sanitized_check_build(const char *build, int cores, char *message, size_t size);
+ * fit for it, else -1 with error set (as sanitized_check_process). */
+int sanitized_check_build(const char *build, int cores, struct rco_error *error);
 
 #endif

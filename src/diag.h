@@ -1,4 +1,10 @@
-/* diag.h - the error a room reports to its caller. */
+/* diag.h - the error a room reports to its caller.
+ *
+ * libbuildcustomop's one way of saying what went wrong: a function that
+ * words an error fills the caller's struct diag and returns -1.  Only the
+ * thin wrappers of system calls (fsutil.h, library_id.h, interrupt.h,
+ * output_file_resolve) report errno as the calls they wrap do, for their
+ * caller to word; none keeps a message buffer of its own. */
 #ifndef DIAG_H
 #define DIAG_H
 

@@ -17,6 +17,7 @@
 #include "buildcustomop.h"
 #include "bundle_command.h"
 #include "console.h"
+#include "diag.h"
 #include "fsutil.h"
 #include "output_file.h"
 #include "program.h"
@@ -412,17 +413,18 @@ static int write_wrapper(const char *path, const char *text)
 		arena_release(&arena);
 		return out_of_memory();
 	}
-	int unchanged = fs_holds(&arena, path, text, strlen(text));
-	arena_release(&arena);
-	if (unchanged)
-		return 0;
-	struct output_part part = { text, strlen(text) };
-	char error[OUTPUT_FILE_ERROR_SIZE];
-	if (output_file_write(path, &part, 1, error) != 0) {
-		fprintf(stderr, "%s: %s\n", program, error);
-		return EXIT_BUILD_ERROR;
+	int status = 0;
+	if (!fs_holds(&arena, path, text, strlen(text))) {
+		struct output_part part = { text, strlen(text) };
+		struct diag diag;
+		diag_init(&diag, &arena);
+		if (output_file_write(path, &part, 1, &diag) != 0) {
+			fprintf(stderr, "%s: %s\n", program, diag.message);
+			status = EXIT_BUILD_ERROR;
+		}
 	}
-	return 0;
+	arena_release(&arena);
+	return status;
 }
 
 static int emit_wrapper(struct command *command, struct console *console)

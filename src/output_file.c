@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,23 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diag.h"
+
 /* As the kernel's own limit on links followed in one lookup. */
 #define SYMLINK_DEPTH 40
-
-static int fail(char error[OUTPUT_FILE_ERROR_SIZE], const char *path, const char *format, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char error[OUTPUT_FILE_ERROR_SIZE], const char *path, const char *format, ...)
-{
-	int used = snprintf(error, OUTPUT_FILE_ERROR_SIZE, "cannot write %s: ", path);
-	if (used >= 0 && used < OUTPUT_FILE_ERROR_SIZE) {
-		va_list args;
-		va_start(args, format);
-		vsnprintf(error + used, (size_t)(OUTPUT_FILE_ERROR_SIZE - used), format, args);
-		va_end(args);
-	}
-	return -1;
-}
 
 /* The directory part of path, with its slash ("" when there is none). */
 static size_t directory_length(const char *path)
@@ -105,20 +91,20 @@ static int write_all(int fd, const struct output_part *parts, size_t count)
 	return 0;
 }
 
-/* A device, FIFO or socket: written through, never replaced or deleted. */
-static int write_through(const char *path, const char *target, const struct output_part *parts,
-                         size_t count, char error[OUTPUT_FILE_ERROR_SIZE])
+/* A device, FIFO or socket: written through, never replaced or deleted.
+ * Returns 0 or an errno value. */
+static int write_through(const char *target, const struct output_part *parts, size_t count)
 {
 	int fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(error, path, "%s", strerror(errno));
+		return errno;
 	int status = write_all(fd, parts, count);
 	int saved = errno;
 	if (close(fd) != 0 && status == 0) {
 		status = -1;
 		saved = errno;
 	}
-	return status == 0 ? 0 : fail(error, path, "%s", strerror(saved));
+	return status == 0 ? 0 : saved;
 }
 
 /* Creates a new temporary file beside target; returns its descriptor and
@@ -150,15 +136,18 @@ static int create_temporary(const char *target, char **name)
 	return -1;
 }
 
-/* A regular file, or a name not yet taken: a temporary file, then rename. */
-static int write_replacing(const char *path, const char *target, const struct stat *existing,
-                           const struct output_part *parts, size_t count,
-                           char error[OUTPUT_FILE_ERROR_SIZE])
+/* A regular file, or a name not yet taken: a temporary file, then rename.
+ * Returns 0 or an errno value, with *step set when making the temporary
+ * file failed. */
+static int write_replacing(const char *target, const struct stat *existing,
+                           const struct output_part *parts, size_t count, const char **step)
 {
 	char *temporary = NULL;
 	int fd = create_temporary(target, &temporary);
-	if (fd < 0)
-		return fail(error, path, "cannot create a temporary file beside it: %s", strerror(errno));
+	if (fd < 0) {
+		*step = "cannot create a temporary file beside it: ";
+		return errno;
+	}
 	int status = 0;
 	if (existing && fchmod(fd, existing->st_mode & 07777) != 0)
 		status = -1;
@@ -176,31 +165,48 @@ static int write_replacing(const char *path, const char *target, const struct st
 	if (status != 0)
 		unlink(temporary);
 	free(temporary);
-	return status == 0 ? 0 : fail(error, path, "%s", strerror(saved));
+	return status == 0 ? 0 : saved;
 }
 
-int output_file_write(const char *path, const struct output_part *parts, size_t count,
-                      char error[OUTPUT_FILE_ERROR_SIZE])
+/* Writes path by the rule; returns 0, an errno value (with *step set as
+ * write_replacing sets it), or -1 when path is a directory.  Everything it
+ * allocates is freed before it returns, so the caller's message is the
+ * last step. */
+static int write_by_rule(const char *path, const struct output_part *parts, size_t count,
+                         const char **step)
 {
-	if (!path || !*path)
-		return fail(error, "''", "the path is empty");
 	struct stat st;
 	/* What the kernel finds at the end of every link (/proc's magic links to
 	 * pipes and sockets too, as /dev/stdout is): if it is no regular file,
 	 * it is written through by that name. */
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return write_through(path, path, parts, count, error);
+		return write_through(path, parts, count);
 	int exists = 0;
 	char *target = output_file_resolve(path, &exists, &st);
 	if (!target)
-		return fail(error, path, "%s", strerror(errno));
-	int status;
+		return errno;
+	int failed;
 	if (exists && S_ISDIR(st.st_mode))
-		status = fail(error, path, "it is a directory");
+		failed = -1;
 	else if (exists && !S_ISREG(st.st_mode))
-		status = write_through(path, target, parts, count, error);
+		failed = write_through(target, parts, count);
 	else
-		status = write_replacing(path, target, exists ? &st : NULL, parts, count, error);
+		failed = write_replacing(target, exists ? &st : NULL, parts, count, step);
 	free(target);
-	return status;
+	return failed;
+}
+
+int output_file_write(const char *path, const struct output_part *parts, size_t count,
+                      struct diag *diag)
+{
+	if (!path || !*path)
+		return diag_fail(diag, BCO_ERROR_INPUT, "cannot write '': the path is empty");
+	const char *step = "";
+	int failed = write_by_rule(path, parts, count, &step);
+	if (failed < 0)
+		return diag_fail(diag, BCO_ERROR_INPUT, "cannot write %s: it is a directory", path);
+	if (failed > 0)
+		return diag_fail(diag, BCO_ERROR_SYSTEM, "cannot write %s: %s%s", path, step,
+		                 strerror(failed));
+	return 0;
 }

@@ -13,14 +13,14 @@
  *     socket) is opened and written through: never renamed over, never
  *     truncated by replacement, never deleted, even when the write fails.
  *   - a directory is refused.
- * Needs no arena: build-custom-op and run-custom-op both use it. */
+ * build-custom-op and run-custom-op both use it. */
 #ifndef OUTPUT_FILE_H
 #define OUTPUT_FILE_H
 
 #include <stddef.h>
 #include <sys/stat.h>
 
-#define OUTPUT_FILE_ERROR_SIZE 512
+struct diag;
 
 /* One piece of what is written; the pieces are written in order. */
 struct output_part {
@@ -28,11 +28,11 @@ struct output_part {
 	size_t size;
 };
 
-/* Writes the parts to path by the rule above.  Returns 0, or -1 with
- * error set to "cannot write PATH: REASON" (nothing of a temporary file is
- * left behind then).  Safe to call from several threads. */
+/* Writes the parts to path by the rule above.  Returns 0, or -1 with diag
+ * set to "cannot write PATH: REASON" (nothing of a temporary file is left
+ * behind then).  Safe to call from several threads, each with its diag. */
 int output_file_write(const char *path, const struct output_part *parts, size_t count,
-                      char error[OUTPUT_FILE_ERROR_SIZE]);
+                      struct diag *diag);
 
 /* Follows symbolic links from path to the name that is not one (it may not
  * exist): the name output_file_write writes.  Returns a malloc'ed path and

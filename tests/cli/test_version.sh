@@ -11,6 +11,8 @@ for page in build-custom-op.1 run-custom-op.1 runcustomop.3; do
 	check_eq "man/$page names it" \
 		"$(sed -n '1s/^\.TH .* "build-custom-op \([^"]*\)".*/\1/p' "$TOP/man/$page")" "$version"
 done
+check_eq "man/runcustomop.3's Version section states it" \
+	"$(sed -n '/^\.SS Version$/,/^\.S[HS]/s/^"\([^"]*\)"\.$/\1/p' "$TOP/man/runcustomop.3")" "$version"
 check_eq "build-custom-op --version says it" "$("$BCO" --version | head -n 1)" "build-custom-op $version"
 check_eq "run-custom-op --version says it" "$("$TOP/run-custom-op" --version)" "run-custom-op $version"
 check_eq "make's VERSION is it" "$(printf 'include Makefile\nversion-of-make:\n\t@echo $(VERSION)\n' |

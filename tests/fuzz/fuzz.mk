@@ -17,16 +17,18 @@ obj/fuzz/lib/%.o: src/%.c
 	@mkdir -p obj/fuzz/lib
 	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
-obj/fuzz/lib/npy.o: run/npy.c
+obj/fuzz/lib/npy.o obj/fuzz/lib/errors.o obj/fuzz/lib/output.o: obj/fuzz/lib/%.o: run/%.c
 	@mkdir -p obj/fuzz/lib
-	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ run/npy.c
+	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 obj/fuzz/fuzz_%.o: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h
 	@mkdir -p obj/fuzz
 	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -c -o $@ $<
 
-# run/npy.c writes its files through src/output_file.c.
-FUZZ_NPY_OBJECTS = obj/fuzz/fuzz_npy.o obj/fuzz/lib/npy.o obj/fuzz/lib/output_file.o
+# run/npy.c writes its files through run/output.c and src/output_file.c, and
+# reports errors through run/errors.c.
+FUZZ_NPY_OBJECTS = obj/fuzz/fuzz_npy.o obj/fuzz/lib/npy.o obj/fuzz/lib/errors.o \
+	obj/fuzz/lib/output.o obj/fuzz/lib/output_file.o obj/fuzz/lib/diag.o obj/fuzz/lib/arena.o
 obj/fuzz/fuzz_npy: $(FUZZ_NPY_OBJECTS)
 	$(FUZZ_CC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $(FUZZ_NPY_OBJECTS) -lm
 
@@ -42,5 +44,5 @@ fuzz: fuzz-build
 .PHONY: fuzz fuzz-build
 
 # Keep the objects that pattern chains would delete, so a rebuild is quick.
-.SECONDARY: $(FUZZ_LIBRARY_OBJECTS) obj/fuzz/lib/npy.o $(FUZZ_HARNESSES:%=obj/fuzz/fuzz_%.o)
+.SECONDARY: $(FUZZ_LIBRARY_OBJECTS) obj/fuzz/lib/npy.o obj/fuzz/lib/errors.o obj/fuzz/lib/output.o $(FUZZ_HARNESSES:%=obj/fuzz/fuzz_%.o)
 -include obj/fuzz/*.d obj/fuzz/lib/*.d

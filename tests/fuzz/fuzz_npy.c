@@ -23,11 +23,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *bytes = fuzz_copy(data, size, 0);
 	if (!bytes)
 		return 0;
-	char error[NPY_ERROR_SIZE];
+	static struct rco_error error;
 	struct npy_array array;
-	if (npy_parse(bytes, size, &array, error) != 0) {
+	if (npy_parse(bytes, size, &array, &error) != 0) {
 		/* A rejection says why and leaves nothing to free. */
-		if (!error[0] || memchr(error, '\0', sizeof error) == NULL || array.data)
+		if (!error.message[0] || memchr(error.message, '\0', sizeof error.message) == NULL ||
+		    array.data)
 			abort();
 		free(bytes);
 		return 0;
@@ -38,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned char *formatted = npy_format(&array, &formatted_length);
 	if (formatted) {
 		struct npy_array again;
-		if (npy_parse(formatted, formatted_length, &again, error) != 0)
+		if (npy_parse(formatted, formatted_length, &again, &error) != 0)
 			abort();
 		check_same(&array, &again);
 		npy_free(&again);

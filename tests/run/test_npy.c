@@ -33,17 +33,17 @@ static unsigned char *make_file(int major, const char *header, const void *data,
 static const char *parse_error(int major, const char *header, const void *data,
                                size_t data_length)
 {
-	static char error[NPY_ERROR_SIZE];
+	static struct rco_error error;
 	size_t length;
 	unsigned char *file = make_file(major, header, data, data_length, &length);
 	struct npy_array array;
-	int status = npy_parse(file, length, &array, error);
+	int status = npy_parse(file, length, &array, &error);
 	free(file);
 	if (status == 0) {
 		npy_free(&array);
 		return "";
 	}
-	return error;
+	return error.message;
 }
 
 static void test_round_trips(void)
@@ -67,10 +67,10 @@ static void test_round_trips(void)
 		         npy_dtype_name(array.dtype));
 		CHECK(header_end % 64 == 0 && file[header_end - 1] == '\n', what);
 		struct npy_array back;
-		char error[NPY_ERROR_SIZE] = "";
-		int status = npy_parse(file, length, &back, error);
+		struct rco_error error;
+		int status = npy_parse(file, length, &back, &error);
 		snprintf(what, sizeof what, "%s: round trip parses", npy_dtype_name(array.dtype));
-		CHECK_STR(status == 0 ? "" : error, "", what);
+		CHECK_STR(status == 0 ? "" : error.message, "", what);
 		if (status == 0) {
 			snprintf(what, sizeof what, "%s: round trip keeps dtype, shape and bytes",
 			         npy_dtype_name(array.dtype));
@@ -114,8 +114,8 @@ static void test_written_header(void)
 	CHECK(strncmp(header, bfloat16_dict, strlen(bfloat16_dict)) == 0,
 	      "bfloat16 written with the descr 'bfloat16', shape ()");
 	struct npy_array back;
-	char error[NPY_ERROR_SIZE];
-	CHECK(npy_parse(file, length, &back, error) == 0 && back.rank == 0 && back.count == 1 &&
+	struct rco_error error;
+	CHECK(npy_parse(file, length, &back, &error) == 0 && back.rank == 0 && back.count == 1 &&
 	              back.dtype == NPY_BFLOAT16,
 	      "0-dimensional bfloat16 round trip");
 	npy_free(&back);
@@ -130,8 +130,8 @@ static void test_byte_orders_and_versions(void)
 	unsigned char *file = make_file(
 		1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }\n", big_floats, 8, &length);
 	struct npy_array array;
-	char error[NPY_ERROR_SIZE];
-	int status = npy_parse(file, length, &array, error);
+	struct rco_error error;
+	int status = npy_parse(file, length, &array, &error);
 	CHECK(status == 0 && array.dtype == NPY_FLOAT32 && npy_get_double(&array, 0) == 1.0 &&
 	              npy_get_double(&array, 1) == -2.5,
 	      "big-endian float32 read as 1.0, -2.5");
@@ -142,7 +142,7 @@ static void test_byte_orders_and_versions(void)
 	const unsigned char big_shorts[4] = {0x12, 0x34, 0xff, 0xfe};
 	file = make_file(2, "{\"shape\": (2,), \"fortran_order\": False, \"descr\": \">i2\"}",
 	                 big_shorts, 4, &length);
-	status = npy_parse(file, length, &array, error);
+	status = npy_parse(file, length, &array, &error);
 	CHECK(status == 0 && array.dtype == NPY_INT16 && npy_get_int(&array, 0) == 0x1234 &&
 	              npy_get_int(&array, 1) == -2,
 	      "version 2.0, double quotes, keys in any order, big-endian int16");
@@ -153,7 +153,7 @@ static void test_byte_orders_and_versions(void)
 	const unsigned char big_bfloat[2] = {0x3f, 0xc0}; /* 1.5 */
 	file = make_file(3, "{'descr': '>bfloat16', 'fortran_order': False, 'shape': (1,)}",
 	                 big_bfloat, 2, &length);
-	status = npy_parse(file, length, &array, error);
+	status = npy_parse(file, length, &array, &error);
 	CHECK(status == 0 && array.dtype == NPY_BFLOAT16 && npy_get_double(&array, 0) == 1.5,
 	      "version 3.0, big-endian bfloat16 read as 1.5");
 	if (status == 0)
@@ -238,15 +238,15 @@ static void test_rejections(void)
 	          "unsupported .npy version 4.0 (versions 1.0, 2.0 and 3.0 are read)",
 	          "version 4.0 rejected");
 
-	char error[NPY_ERROR_SIZE];
+	struct rco_error error;
 	struct npy_array array;
-	npy_parse("PK\003\004", 4, &array, error);
-	CHECK_STR(error, "not a .npy file: it does not start with \"\\x93NUMPY\"", "not a .npy file");
-	npy_parse("\x93NUMPY\x01", 7, &array, error);
-	CHECK_STR(error, "truncated: 7 bytes, too short for the .npy preamble", "truncated preamble");
+	npy_parse("PK\003\004", 4, &array, &error);
+	CHECK_STR(error.message, "not a .npy file: it does not start with \"\\x93NUMPY\"", "not a .npy file");
+	npy_parse("\x93NUMPY\x01", 7, &array, &error);
+	CHECK_STR(error.message, "truncated: 7 bytes, too short for the .npy preamble", "truncated preamble");
 	unsigned char short_header[12] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 100, 0, '{', ' '};
-	npy_parse(short_header, sizeof short_header, &array, error);
-	CHECK_STR(error, "truncated header: it declares 100 bytes but 2 follow", "truncated header");
+	npy_parse(short_header, sizeof short_header, &array, &error);
+	CHECK_STR(error.message, "truncated header: it declares 100 bytes but 2 follow", "truncated header");
 }
 
 /* Every prefix of a valid file, in a buffer of exactly that size so that a
@@ -268,8 +268,8 @@ static void test_truncations_and_mutations(void)
 		unsigned char *prefix = malloc(cut ? cut : 1);
 		memcpy(prefix, file, cut);
 		struct npy_array back;
-		char error[NPY_ERROR_SIZE];
-		if (npy_parse(prefix, cut, &back, error) == 0) {
+		struct rco_error error;
+		if (npy_parse(prefix, cut, &back, &error) == 0) {
 			prefixes_rejected = 0;
 			printf("# prefix of %zu bytes accepted\n", cut);
 			npy_free(&back);
@@ -287,12 +287,12 @@ static void test_truncations_and_mutations(void)
 			memcpy(copy, file, length);
 			copy[at] = values[v];
 			struct npy_array back;
-			char error[NPY_ERROR_SIZE];
-			if (npy_parse(copy, length, &back, error) == 0) {
+			struct rco_error error;
+			if (npy_parse(copy, length, &back, &error) == 0) {
 				if (back.count * npy_dtype_size(back.dtype) > length)
 					survived = 0;
 				npy_free(&back);
-			} else if (strlen(error) == 0) {
+			} else if (strlen(error.message) == 0) {
 				survived = 0;
 			}
 			free(copy);
@@ -315,19 +315,19 @@ static void test_files_and_conversions(void)
 	npy_allocate(&array);
 	((int64_t *)array.data)[0] = -5;
 	((int64_t *)array.data)[1] = INT64_MAX;
-	char error[NPY_ERROR_SIZE];
-	CHECK(npy_write_file(path, &array, error) == 0, "write a file");
+	struct rco_error error;
+	CHECK(npy_write_file(path, &array, &error) == 0, "write a file");
 	struct npy_array back;
-	CHECK(npy_read_file(path, &back, error) == 0 && npy_get_int(&back, 0) == -5 &&
+	CHECK(npy_read_file(path, &back, &error) == 0 && npy_get_int(&back, 0) == -5 &&
 	              npy_get_int(&back, 1) == INT64_MAX,
 	      "read it back: -5 and INT64_MAX");
 	npy_free(&back);
 	npy_free(&array);
 	unlink(path);
-	CHECK(npy_read_file(path, &back, error) != 0, "a missing file is an error");
+	CHECK(npy_read_file(path, &back, &error) != 0, "a missing file is an error");
 	char expected[256];
 	snprintf(expected, sizeof expected, "%s: cannot open: No such file or directory", path);
-	CHECK_STR(error, expected, "the error names the file");
+	CHECK_STR(error.message, expected, "the error names the file");
 
 	CHECK(npy_half_to_float(0x3c00) == 1.0f && npy_half_to_float(0xc100) == -2.5f,
 	      "float16 1.0 and -2.5");

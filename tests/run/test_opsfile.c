@@ -1,17 +1,21 @@
-/* test_opsfile.c - the schema record reader (run/opsfile.c). */
+/* test_opsfile.c - the schema record reader (run/opsfile.c), and the
+ * error it fills (run/errors.c). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../../run/errors.h"
 #include "../../run/opsfile.h"
 #include "../unit/check.h"
 
 /* Parses text; returns the error ("" on success) and leaves ops filled. */
 static const char *parse(const char *text, struct ops_file *ops)
 {
-	static char error[OPSFILE_ERROR_SIZE];
-	if (ops_parse(text, strlen(text), ops, error) == 0)
+	static struct rco_error error;
+	if (ops_parse(text, strlen(text), ops, &error) == 0)
 		return "";
-	return error;
+	return error.message;
 }
 
 static void test_valid_record(void)
@@ -107,9 +111,60 @@ static void test_invalid_records(void)
 	CHECK_INT(ops.count, 0, "a failed parse leaves no ops");
 }
 
+/* A file's errors name it before the line: "PATH:LINE: problem". */
+static void test_read_file(void)
+{
+	char path[] = "/tmp/test_opsfile.XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0 || write(fd, "# not a record\n", 15) != 15)
+		printf("# cannot write %s\n", path);
+	if (fd >= 0)
+		close(fd);
+	struct ops_file ops;
+	static struct rco_error error;
+	CHECK_INT(ops_read_file(path, &ops, &error), -1, "a file that is no record is refused");
+	char expected[256];
+	snprintf(expected, sizeof expected, "%s:1: not a build-custom-op ops record (the first line "
+	         "must be \"%s\")", path, OPSFILE_HEADER);
+	CHECK_STR(error.message, expected, "its path before the line and the problem");
+	CHECK_INT(error.status, RCO_ERROR_BUILD, "a build that cannot be used");
+	unlink(path);
+	CHECK_INT(ops_read_file(path, &ops, &error), 1, "a missing file is told apart");
+}
+
+/* A prefix never overflows the message: what does not fit is cut from
+ * the end, and the message stays terminated. */
+static void test_error_prefix(void)
+{
+	static struct rco_error error;
+	error_fail(&error, RCO_ERROR_BUILD, "%s", "problem");
+	error_prefix(&error, "%s:%d: ", "path", 3);
+	CHECK_STR(error.message, "path:3: problem", "the prefix comes first");
+	CHECK_INT(error.status, RCO_ERROR_BUILD, "the status stays");
+	memset(error.message, 'm', sizeof error.message - 1);
+	error.message[sizeof error.message - 1] = '\0';
+	error_prefix(&error, "%s", "prefix: ");
+	CHECK(strncmp(error.message, "prefix: mmm", 11) == 0 &&
+	              strlen(error.message) == sizeof error.message - 1,
+	      "a full message keeps the prefix and loses its end");
+	char *long_prefix = malloc(sizeof error.message + 10);
+	if (!long_prefix)
+		return;
+	memset(long_prefix, 'p', sizeof error.message + 9);
+	long_prefix[sizeof error.message + 9] = '\0';
+	error_fail(&error, RCO_ERROR_BUILD, "%s", "problem");
+	error_prefix(&error, "%s", long_prefix);
+	CHECK(strlen(error.message) == sizeof error.message - 1 && error.message[0] == 'p' &&
+	              error.message[sizeof error.message - 2] == 'p',
+	      "a prefix longer than the message fills it");
+	free(long_prefix);
+}
+
 int main(void)
 {
 	test_valid_record();
 	test_invalid_records();
+	test_read_file();
+	test_error_prefix();
 	return check_failures != 0;
 }
