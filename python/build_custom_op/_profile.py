@@ -150,8 +150,8 @@ def _shared():
     global _declared
     with _declared_lock:
         if _declared is None:
-            from build_custom_op import runner
-            library = runner._load()
+            from build_custom_op import _run_binding  # not before a profile is asked for
+            library = _run_binding._load()
             profile_pointer = ctypes.POINTER(_ProfileStruct)
             library.rco_last_profile.argtypes = [ctypes.c_void_p, profile_pointer]
             library.rco_last_profile.restype = ctypes.c_int
