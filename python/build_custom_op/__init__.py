@@ -24,14 +24,11 @@ Builds in one process run one at a time; the library keeps nothing between
 calls and puts signal dispositions back before it returns.
 
 This file is the package's face: each name is defined in the module of its
-job (see __all__ below and HACKING.md's map).
+job (see HACKING.md's map), which is imported when the name is first used,
+so that importing the package costs little.
 """
 
 from build_custom_op._errors import BuildError, BuildWarning
-from build_custom_op._build_binding import LIBRARY_VARIABLE, library_path
-from build_custom_op._compile import compile, generate_wrapper
-from build_custom_op._cli import PROGRAM, PROGRAM_VARIABLE, main, program_path
-from build_custom_op._profile import profile, Profile, CoreProfile, Hint, kinds
 
 __version__ = '0.21.2.0'
 versions = {
@@ -42,3 +39,24 @@ versions = {
 __all__ = ['compile', 'generate_wrapper', 'library_path', 'BuildError', 'BuildWarning',
            'main', 'versions', '__version__', 'profile', 'Profile', 'CoreProfile', 'Hint',
            'kinds']
+
+# The other names, and the module of each.
+_MODULES = {'compile': '_compile', 'generate_wrapper': '_compile',
+            'library_path': '_build_binding', 'LIBRARY_VARIABLE': '_build_binding',
+            'main': '_cli', 'program_path': '_cli', 'PROGRAM': '_cli', 'PROGRAM_VARIABLE': '_cli',
+            'profile': '_profile', 'Profile': '_profile', 'CoreProfile': '_profile',
+            'Hint': '_profile', 'kinds': '_profile'}
+
+
+def __getattr__(name):
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'build_custom_op' has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(f'build_custom_op.{module}'), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_MODULES))
