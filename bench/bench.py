@@ -472,7 +472,7 @@ def case_words(results):
             best = None
             for _ in range(repetitions(5)):
                 start = now()
-                words = build_custom_op._split_cflags([text])
+                words = build_custom_op._arguments.split_cflags([text])
                 elapsed = now() - start
                 best = elapsed if best is None else min(best, elapsed)
             if len(words) != word_count(size):

@@ -5,6 +5,8 @@ PYTHON_PACKAGE_FILES = $(wildcard python/build_custom_op/*.py)
 TESTS += tests/python/test_compile.py tests/python/test_command.py
 # The ctypes structures of the package against the C headers they copy.
 TESTS += tests/python/test_layouts.py
+# No import cycle among the package's modules, none shadowed.
+TESTS += tests/python/test_package.py
 INSTALL_TARGETS += install-python
 
 # The installed package finds the programs, libraries, headers and data

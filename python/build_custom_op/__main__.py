@@ -2,13 +2,14 @@
 
 The program replaces this process (exec), so its options, help, messages,
 output and exit status, and a death by a signal, are exactly the program's.
-It is found as build_custom_op.program_path() says."""
+It is found as build_custom_op.program_path() (_cli.py) says."""
 
 import os
 import signal
 import sys
 
-from build_custom_op import PROGRAM, BuildError, program_path
+from build_custom_op._cli import PROGRAM, program_path
+from build_custom_op._errors import BuildError
 
 
 def _say(text):

@@ -38,13 +38,12 @@ import warnings
 import torch
 
 from build_custom_op import _torch_build
+from build_custom_op import _torch_kit
 from build_custom_op import runner
 from build_custom_op._library import installed_directory, source_tree
 
 TIMEOUT_VARIABLE = 'CUSTOM_OP_TIMEOUT'
 _BRIDGE_SOURCE = 'torch_bridge.cpp'
-# cpp_extension adds no optimisation flag of its own.
-_BRIDGE_FLAGS = ['-O2']
 _RUNNER_HEADER = 'runcustomop.h'
 _MESSAGE_SIZE = 16384
 # The runner's functions the bridge calls, in the order of its struct Runner.
@@ -126,8 +125,8 @@ class _Bridge:
     def __init__(self):
         source, include = _bridge_files()
         try:
-            path, _ = _torch_build.build('bridge', 'torch_bridge', [source], _BRIDGE_FLAGS,
-                                         [include], False)
+            path, _ = _torch_build.build('bridge', 'torch_bridge', [source],
+                                         _torch_kit.BRIDGE_FLAGS, [include], False)
         except _torch_build.TorchBuildError as error:
             raise RegistrationError(f'building the bridge of host ops: {error}') from None
         python_side = ctypes.PyDLL(path)   # keeps the GIL: init takes Python objects

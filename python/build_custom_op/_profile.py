@@ -19,9 +19,10 @@ library, so they are those of run-custom-op --profile and --profile-svg.
 import ctypes
 import threading
 
+from build_custom_op import _run_binding
+
 __all__ = ['profile', 'Profile', 'CoreProfile', 'Hint', 'kinds']
 
-_NAME_SIZE = 64
 _CORES = 8
 # include/runcustomop.h: RCO_PROFILE_KINDS, RCO_PROFILE_HINTS, RCO_HINT_TEXT_SIZE.
 _KIND_COUNT = 5
@@ -50,8 +51,9 @@ class _HintStruct(ctypes.Structure):
 
 class _ProfileStruct(ctypes.Structure):
     """struct rco_profile."""
-    _fields_ = [('op', ctypes.c_char * _NAME_SIZE), ('core_count', ctypes.c_int),
-                ('cores', _CoreStruct * _CORES), ('fixed_us', ctypes.c_double),
+    _fields_ = [('op', ctypes.c_char * _run_binding._NAME_SIZE),
+                ('core_count', ctypes.c_int), ('cores', _CoreStruct * _CORES),
+                ('fixed_us', ctypes.c_double),
                 ('estimated_device_us', ctypes.c_double), ('imbalance', ctypes.c_double),
                 ('hint_count', ctypes.c_int), ('hints', _HintStruct * _HINT_COUNT)]
 
@@ -150,8 +152,7 @@ def _shared():
     global _declared
     with _declared_lock:
         if _declared is None:
-            from build_custom_op import runner
-            library = runner._load()
+            library = _run_binding._load()
             profile_pointer = ctypes.POINTER(_ProfileStruct)
             library.rco_last_profile.argtypes = [ctypes.c_void_p, profile_pointer]
             library.rco_last_profile.restype = ctypes.c_int

@@ -59,6 +59,10 @@ _KIT_FILE = 'kit.json'
 _PCH_HEADER = 'torch_pch.h'
 _PCH_TEXT = '#include <torch/torch.h>\n'
 _BRIDGE_LIBRARY = 'torch_bridge.so'
+# The flags of the bridge's compile, after the kit's own: the bridge of
+# host ops (_host_ops.py) is built with them, and make() puts it in a kit.
+# cpp_extension adds no optimisation flag of its own.
+BRIDGE_FLAGS = ('-O2',)
 # The name every shape library is built under (its cache entry names it so).
 SHAPE_LIBRARY_NAME = 'libshapefcn'
 # Stand-ins for the user's include directories and flags in the flags
@@ -459,11 +463,6 @@ def _extension_flags(work):
         _ninja_words(values.get('ldflags', ''))
 
 
-def _bridge_flags():
-    from build_custom_op import _host_ops
-    return list(_host_ops._BRIDGE_FLAGS)
-
-
 def _is_gcc():
     try:
         done = subprocess.run([compiler()[0], '--version'], capture_output=True, text=True)
@@ -512,7 +511,7 @@ def make(root, bridge=None, pch=True, verbose=False):
                                  os.path.join(work, 'pch.log')))
         if bridge is not None:
             source, include = (os.path.abspath(path) for path in bridge)
-            bridge_flags = _bridge_flags()
+            bridge_flags = list(BRIDGE_FLAGS)
             objects = os.path.join(work, 'torch_bridge.o')
             commands.append((kit.compile_command('torch_bridge', source, objects, bridge_flags,
                                                  [include], pch=False),
@@ -569,7 +568,7 @@ def _up_to_date(kit, bridge, pch):
         return False
     if bridge is not None:
         source, include = (os.path.abspath(path) for path in bridge)
-        if kit.bridge([source], _bridge_flags(), [include]) is None:
+        if kit.bridge([source], list(BRIDGE_FLAGS), [include]) is None:
             return False
     return True
 

@@ -29,49 +29,18 @@ import threading
 import warnings
 import weakref
 
-# The module itself: the package binds the name _library to a function.
-from build_custom_op._library import load as _load_library, LibraryNotFound as _LibraryNotFound
 from build_custom_op import _profile
+# LIBRARY_FILE, LIBRARY_VARIABLE and RunError are runner's names too; _host_ops.py
+# reads _STATUS_NAMES and _run_error here.
+from build_custom_op._run_binding import (  # noqa: F401
+    LIBRARY_FILE, LIBRARY_VARIABLE, RunError, _MAX_RANK, _MAX_ARGUMENTS, _DEFAULT_TIMEOUT,
+    _TENSOR, _INTEGER, _REAL, _LARGE_INTEGER, _TIMEOUT, _INTERRUPTED, _STATUS_NAMES, _Tensor,
+    _Argument, _Error, _PRINT_FUNCTION, _WARN_FUNCTION, _Options, _OUTPUT_CHECKS, _load,
+    _dtypes, _run_error, _error_of)
 
 __all__ = ['open', 'Library', 'Op', 'RunError', 'RunWarning', 'library_path']
 
-LIBRARY_FILE = 'libruncustomop.so'
-LIBRARY_VARIABLE = 'RUN_CUSTOM_OP_LIBRARY'
-
-# include/runcustomop.h
-_MAX_RANK = 8
-_MAX_ARGUMENTS = 10
-_NAME_SIZE = 64
-_MESSAGE_SIZE = 12288
-_DEFAULT_TIMEOUT = -1.0
-_TENSOR, _INTEGER, _REAL, _LARGE_INTEGER = range(4)
-_STATUS_NAMES = {1: 'usage', 2: 'argument', 3: 'build', 4: 'op', 5: 'timeout', 6: 'unusable',
-                 7: 'system', 8: 'interrupted'}
-_TIMEOUT, _INTERRUPTED = 5, 8
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
-
-
-class RunError(RuntimeError):
-    """An op that could not run, or failed on a core (a RuntimeError).
-
-    message is the library's (one line per failed core, e.g. "core 3: op
-    relu: segmentation fault (SIGSEGV) ..."); core is the first core it is
-    about (an int) or None; op is the op's name or None.  kind says what
-    went wrong: 'usage', 'argument' (the arguments do not fit the op's
-    schema), 'build' (the build cannot be used), 'op' (the op failed on a
-    core), 'timeout', 'interrupted' (Ctrl-C stopped it, in a thread other
-    than Python's main thread, where KeyboardInterrupt is raised instead),
-    'unusable' (a call timed out or was interrupted earlier: close the
-    library) or 'system'.
-    """
-
-    def __init__(self, message, core=None, op=None, kind='op', signal=None):
-        super().__init__(message)
-        self.message = message
-        self.core = core
-        self.op = op
-        self.kind = kind
-        self.signal = signal
 
 
 class RunWarning(UserWarning):
@@ -86,115 +55,15 @@ list as the schema writes it, e.g. Op('axpby', 'TTSfi',
 '(Tensor x, Tensor y, Scalar a, float b, int n)')."""
 
 
-class _Tensor(ctypes.Structure):
-    _fields_ = [('dtype', ctypes.c_int), ('rank', ctypes.c_int),
-                ('sizes', ctypes.c_int64 * _MAX_RANK), ('strides', ctypes.c_int64 * _MAX_RANK),
-                ('data', ctypes.c_void_p)]
-
-
-class _Argument(ctypes.Structure):
-    _fields_ = [('type', ctypes.c_int), ('tensor', _Tensor), ('integer', ctypes.c_longlong),
-                ('real', ctypes.c_double), ('text', ctypes.c_char_p)]
-
-
 # A tensor's fields as struct packs them, to fill a _Tensor in one call.
 _TENSOR_LAYOUT = struct.Struct('@ii%dq%dqP' % (_MAX_RANK, _MAX_RANK))
 assert _TENSOR_LAYOUT.size == ctypes.sizeof(_Tensor)
 _ZEROS = (0,) * _MAX_RANK
 
 
-class _Error(ctypes.Structure):
-    _fields_ = [('status', ctypes.c_int), ('core', ctypes.c_int), ('signal', ctypes.c_int),
-                ('argument', ctypes.c_int), ('op', ctypes.c_char * _NAME_SIZE),
-                ('message', ctypes.c_char * _MESSAGE_SIZE)]
-
-
-_PRINT_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
-                                   ctypes.c_size_t)
-_WARN_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
-
-
-class _Options(ctypes.Structure):
-    _fields_ = [('cores', ctypes.c_int), ('core_stack', ctypes.c_size_t),
-                ('timeout', ctypes.c_double), ('print', _PRINT_FUNCTION),
-                ('warn', _WARN_FUNCTION), ('context', ctypes.c_void_p),
-                ('output_checks', ctypes.c_int),
-                ('threads', ctypes.c_int), ('stop_on_interrupt', ctypes.c_int)]
-
-
-class _DtypeInfo(ctypes.Structure):
-    _fields_ = [('name', ctypes.c_char_p), ('code', ctypes.c_int), ('size', ctypes.c_int)]
-
-
-# enum rco_output_checks
-_OUTPUT_CHECKS = {'error': 1, 'warn': 2, 'off': 3}
-
-
-def _declare(library):
-    library.rco_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(_Options),
-                                 ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_Error)]
-    library.rco_open.restype = ctypes.c_int
-    library.rco_close.argtypes = [ctypes.c_void_p]
-    library.rco_close.restype = None
-    for name in ('rco_core_count', 'rco_op_count'):
-        getattr(library, name).argtypes = [ctypes.c_void_p]
-        getattr(library, name).restype = ctypes.c_int
-    for name in ('rco_op_name', 'rco_op_kinds', 'rco_op_signature'):
-        getattr(library, name).argtypes = [ctypes.c_void_p, ctypes.c_int]
-        getattr(library, name).restype = ctypes.c_char_p
-    library.rco_print_buffer_size.argtypes = [ctypes.c_void_p]
-    library.rco_print_buffer_size.restype = ctypes.c_long
-    library.rco_run.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(_Argument),
-                                ctypes.c_int, ctypes.POINTER(_Tensor), ctypes.c_double,
-                                ctypes.POINTER(_Error)]
-    library.rco_run.restype = ctypes.c_int
-    library.rco_version.argtypes = []
-    library.rco_version.restype = ctypes.c_char_p
-    library.rco_device_dtype.argtypes = [ctypes.c_int]
-    library.rco_device_dtype.restype = ctypes.POINTER(_DtypeInfo)
-
-
-_shared = None
-_shared_lock = threading.Lock()
-
-
-def _load():
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            try:
-                _shared = _load_library(LIBRARY_FILE, LIBRARY_VARIABLE, _declare)
-            except _LibraryNotFound as error:
-                raise RunError(str(error), kind='system') from None
-        return _shared
-
-
-def _dtypes():
-    """The device dtypes as the library's table gives them, in the order
-    messages list them: a list of (name, enum rco_dtype number, size)."""
-    shared = _load()
-    table = []
-    while True:
-        info = shared.rco_device_dtype(len(table))
-        if not info:
-            return table
-        table.append((info.contents.name.decode(), info.contents.code, info.contents.size))
-
-
 def library_path():
     """The path of the libruncustomop.so in use."""
     return _load()._name
-
-
-def _run_error(status, core, signal, op, message):
-    """The RunError of a struct rco_error's fields (op and message as str)."""
-    return RunError(message, core=None if core < 0 else core, op=op or None,
-                    kind=_STATUS_NAMES.get(status, 'system'), signal=signal or None)
-
-
-def _error_of(error):
-    return _run_error(error.status, error.core, error.signal,
-                      error.op.decode(errors='replace'), error.message.decode(errors='replace'))
 
 
 # ---- torch, imported when the first op runs ----
@@ -267,10 +136,8 @@ _libraries = weakref.WeakSet()
 
 def _after_fork():
     """In the child of fork(): the locks another thread of the parent held
-    are held for ever here; each gets a new one.  (The library itself
+    are held for ever here; each Library gets a new one.  (The library itself
     answers that it belongs to the parent: RunError 'unusable'.)"""
-    global _shared_lock
-    _shared_lock = threading.Lock()
     for library in list(_libraries):
         library._lock = threading.Lock()
 

@@ -1,9 +1,10 @@
-"""test_layouts.py - every ctypes.Structure of build_custom_op (__init__.py,
-runner.py, _profile.py) has the layout of the C structure it copies: the
-same field names at the same offsets with the same sizes, and the same
-size.  A C program made here from the headers (include/buildcustomop.h,
-include/runcustomop.h) prints offsetof and sizeof of each field the Python
-side names; a name the C structure lacks fails its compile."""
+"""test_layouts.py - every ctypes.Structure of build_custom_op
+(_build_binding.py, _run_binding.py, _profile.py) has the layout of the C
+structure it copies: the same field names at the same offsets with the same
+sizes, and the same size.  A C program made here from the headers
+(include/buildcustomop.h, include/runcustomop.h) prints offsetof and sizeof
+of each field the Python side names; a name the C structure lacks fails its
+compile."""
 
 import ctypes
 import os
@@ -15,17 +16,16 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tap  # noqa: E402
-import build_custom_op  # noqa: E402
-from build_custom_op import _profile, runner  # noqa: E402
+from build_custom_op import _build_binding, _profile, _run_binding  # noqa: E402
 
 # Each Python structure and the C structure it copies.
 COPIES = {
-    (build_custom_op, '_Request'): 'struct bco_request',
-    (runner, '_Tensor'): 'struct rco_tensor',
-    (runner, '_Argument'): 'struct rco_argument',
-    (runner, '_Error'): 'struct rco_error',
-    (runner, '_Options'): 'struct rco_options',
-    (runner, '_DtypeInfo'): 'struct rco_dtype_info',
+    (_build_binding, 'Request'): 'struct bco_request',
+    (_run_binding, '_Tensor'): 'struct rco_tensor',
+    (_run_binding, '_Argument'): 'struct rco_argument',
+    (_run_binding, '_Error'): 'struct rco_error',
+    (_run_binding, '_Options'): 'struct rco_options',
+    (_run_binding, '_DtypeInfo'): 'struct rco_dtype_info',
     (_profile, '_CoreStruct'): 'struct rco_core_profile',
     (_profile, '_HintStruct'): 'struct rco_profile_hint',
     (_profile, '_ProfileStruct'): 'struct rco_profile',
@@ -75,7 +75,7 @@ class LayoutTest(unittest.TestCase):
         shutil.rmtree(cls.work, ignore_errors=True)
 
     def test_every_structure_is_compared(self):
-        for module in (build_custom_op, runner, _profile):
+        for module in (_build_binding, _run_binding, _profile):
             with self.subTest(module=module.__name__):
                 self.assertEqual(structures(module),
                                  sorted(name for copied, name in COPIES if copied is module))
