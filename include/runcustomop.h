@@ -557,6 +557,13 @@ const char *rco_version(void);
  * int64, int16, uint8); NULL for any other index.  The one table of the
  * dtypes that the runner, its Python binding and the PyTorch bridge read. */
 const struct rco_dtype_info *rco_device_dtype(int index);
+/* Fills count elements of dtype (enum rco_dtype) at data so that the
+ * elements no core writes stand out: a quiet NaN in the floating dtypes
+ * (0x7fc00000, float16 0x7e00, bfloat16 0x7fc0), bytes 0xA5 in the integer
+ * ones.  run-custom-op, the Python binding and the PyTorch bridge fill each
+ * output they make with it before the kernel runs.  Returns 0, or
+ * RCO_ERROR_USAGE for a dtype the device does not have (nothing written). */
+int rco_fill_unwritten(int dtype, void *data, size_t count);
 
 #ifdef __cplusplus
 }

@@ -51,6 +51,24 @@ const struct rco_dtype_info *rco_device_dtype(int index)
 	return index >= 0 && index < RCO_DTYPE_COUNT ? &dtypes[index] : NULL;
 }
 
+int rco_fill_unwritten(int dtype, void *data, size_t count)
+{
+	size_t size = check_dtype_size(dtype);
+	if (size == 0)
+		return RCO_ERROR_USAGE;
+	unsigned char *bytes = data;
+	if (dtype != RCO_FLOAT32 && dtype != RCO_FLOAT16 && dtype != RCO_BFLOAT16) {
+		memset(bytes, 0xA5, count * size);
+		return 0;
+	}
+	uint32_t single = 0x7fc00000u;
+	uint16_t half = dtype == RCO_FLOAT16 ? 0x7e00u : 0x7fc0u;
+	const void *nan = dtype == RCO_FLOAT32 ? (const void *)&single : (const void *)&half;
+	for (size_t i = 0; i < count; i++)
+		memcpy(bytes + i * size, nan, size);
+	return 0;
+}
+
 size_t check_dtype_size(int dtype)
 {
 	for (int i = 0; i < RCO_DTYPE_COUNT; i++)

@@ -152,6 +152,8 @@ def _declare(library):
     library.rco_version.restype = ctypes.c_char_p
     library.rco_device_dtype.argtypes = [ctypes.c_int]
     library.rco_device_dtype.restype = ctypes.POINTER(_DtypeInfo)
+    library.rco_fill_unwritten.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
+    library.rco_fill_unwritten.restype = ctypes.c_int
 
 
 _shared = None
@@ -202,22 +204,15 @@ def _error_of(error):
 _torch = None
 _dtype_numbers = None
 _device_dtypes = None  # 'float32, bfloat16, ...', for messages
-# What a new output is filled with, so that elements no core writes stand
-# out: NaN for the floating dtypes, bytes 0xA5 for the integer ones.
-_poison = None
-_POISON_VALUES = {'float32': float('nan'), 'bfloat16': float('nan'), 'float16': float('nan'),
-                  'uint8': 0xA5, 'int8': -0x5B, 'int16': -0x5A5B, 'int32': -0x5A5A5A5B,
-                  'int64': -0x5A5A5A5A5A5A5A5B}
 
 
 def _torch_module():
-    global _torch, _dtype_numbers, _device_dtypes, _poison
+    global _torch, _dtype_numbers, _device_dtypes
     if _torch is None:
         import torch
         dtypes = _dtypes()
         _dtype_numbers = {getattr(torch, name): number for name, number, _ in dtypes}
         _device_dtypes = ', '.join(name for name, _, _ in dtypes)
-        _poison = {getattr(torch, name): value for name, value in _POISON_VALUES.items()}
         _torch = torch
     return _torch
 
@@ -628,12 +623,12 @@ class Library:
                            op=record.name, kind='usage')
         if shape is not None:
             shape = self._sizes(shape, record)
-        poison = _poison.get(dtype if dtype is not None else first_tensor.dtype)
+        number = _dtype_numbers.get(dtype if dtype is not None else first_tensor.dtype)
         if shape is None and dtype is None and first_tensor.is_contiguous():
             result = torch.empty_like(first_tensor)
         else:
             result = torch.empty(tuple(first_tensor.shape if shape is None else shape),
                                  dtype=first_tensor.dtype if dtype is None else dtype)
-        if poison is not None:
-            result.fill_(poison)
+        if number is not None:   # else refused as an output the device cannot take
+            self._shared.rco_fill_unwritten(number, result.data_ptr(), result.numel())
         return result, None

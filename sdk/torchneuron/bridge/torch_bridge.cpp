@@ -96,6 +96,7 @@ struct Runner {
     int (*run_named)(rco_library *, int, const char *, const struct rco_argument *, int,
                      const struct rco_tensor *, double, struct rco_error *);
     const struct rco_dtype_info *(*device_dtype)(int);
+    int (*fill_unwritten)(int, void *, size_t);
 };
 
 Runner runner;
@@ -596,32 +597,6 @@ at::Tensor output_of(c10::IValue result, const OpEntry &entry)
     return at::empty(shape.sizes(), at::TensorOptions().dtype(shape.scalar_type()));
 }
 
-/* Fills a new output so that the elements no core writes stand out: NaN
- * in the floating dtypes, bytes 0xA5 in the others. */
-void poison(const at::Tensor &output)
-{
-    size_t count = static_cast<size_t>(output.numel());
-    void *data = output.data_ptr();
-    switch (output.scalar_type()) {
-    case at::kFloat: {
-        uint32_t nan = 0x7fc00000u;
-        uint32_t *values = static_cast<uint32_t *>(data);
-        for (size_t i = 0; i < count; i++)
-            values[i] = nan;
-        break;
-    }
-    case at::kHalf: case at::kBFloat16: {
-        uint16_t nan = output.scalar_type() == at::kHalf ? 0x7e00u : 0x7fc0u;
-        uint16_t *values = static_cast<uint16_t *>(data);
-        for (size_t i = 0; i < count; i++)
-            values[i] = nan;
-        break;
-    }
-    default:
-        memset(data, 0xa5, output.nbytes());
-    }
-}
-
 /* CPU: runs the op's compute function on the emulated cores. */
 class RunKernel final : public c10::OperatorKernel {
 public:
@@ -647,10 +622,10 @@ public:
             }
         }
         at::Tensor output = output_of(shape_function_result(op, values), entry);
-        if (binding->library->fills_outputs())
-            poison(output);
         struct rco_tensor out;
         out.dtype = rco_dtype_of(output.scalar_type());
+        if (binding->library->fills_outputs())
+            runner.fill_unwritten(out.dtype, output.data_ptr(), static_cast<size_t>(output.numel()));
         out.rank = static_cast<int>(output.dim());
         int shown = out.rank < RCO_MAX_RANK ? out.rank : RCO_MAX_RANK;
         for (int d = 0; d < shown; d++) {
@@ -1022,7 +997,7 @@ int register_op(const std::shared_ptr<HostLibrary> &library, const std::string &
 
 /* ---- the C functions build_custom_op calls (through ctypes) ---------------- */
 
-/* Sets libruncustomop's functions (runner: seven function pointers in the
+/* Sets libruncustomop's functions (runner: eight function pointers in the
  * order of struct Runner) and the Python hooks (NULL: none); called once,
  * with the GIL held when hooks are given.  Returns 0. */
 BRIDGE_EXPORT int torch_bridge_init(const void *functions, PyObject *print, PyObject *error)
