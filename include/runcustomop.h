@@ -403,6 +403,27 @@ long rco_print_buffer_size(const rco_library *library);
 int rco_check_argument_count(const rco_library *library, int op, int count,
                              struct rco_error *error);
 
+/* Names argument (0-based) of op as the call's messages name it: "relu
+ * argument 1 (Tensor x)", the argument as the op's schema writes it; -1:
+ * "relu's output".  The op is called name, as rco_run_named names it (NULL:
+ * its name in the build).  The one description of an argument that
+ * run-custom-op, the Python binding and the PyTorch bridge give.  Writes
+ * text (size bytes, NUL-terminated when size > 0) and returns the length of
+ * the whole text, as snprintf does; 0 (and "") for an op out of range or an
+ * argument below -1. */
+size_t rco_describe_argument(const rco_library *library, int op, const char *name, int argument,
+                             char *text, size_t size);
+/* Checks the arguments and the output of a call as rco_run_named checks
+ * them (their count, each argument's kind, a number's range, each tensor's
+ * dtype, rank and layout, and an output that shares only part of an
+ * input's memory: the overlap check), without running the op: for a caller
+ * that must refuse a call before it changes anything.  Returns 0, or the
+ * status with *error filled in (when error is not NULL) as rco_run_named
+ * would fill it. */
+int rco_check_arguments(const rco_library *library, int op, const char *name,
+                        const struct rco_argument *arguments, int count,
+                        const struct rco_tensor *output, struct rco_error *error);
+
 /* The default time limit: the one rco_open was given. */
 #define RCO_DEFAULT_TIMEOUT (-1.0)
 

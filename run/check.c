@@ -218,6 +218,20 @@ static int convert_number(const struct op_record *op, int index, const char *wha
 	return 0;
 }
 
+size_t check_describe(const struct op_record *op, const char *label, int index, char *text,
+                      size_t size)
+{
+	int length;
+	if (index < 0) {
+		length = snprintf(text, size, "%s's output", label);
+	} else {
+		char name[256];
+		op_argument_text(op, index, name, sizeof name);
+		length = snprintf(text, size, "%s argument %d (%s)", label, index + 1, name);
+	}
+	return length < 0 ? 0 : (size_t)length;
+}
+
 int check_arguments(const struct op_record *op, const struct rco_argument *arguments, int count,
                     const struct rco_tensor *output, struct customop_host_tensor *args,
                     struct check_scalars *scalars, struct customop_host_tensor *host_output,
@@ -232,9 +246,8 @@ int check_arguments(const struct op_record *op, const struct rco_argument *argum
 	if (count > 0 && !arguments)
 		return fail(error, op, -1, "%s: the arguments are missing (a NULL pointer)", label);
 	for (int i = 0; i < count; i++) {
-		char name[256], what[320];
-		op_argument_text(op, i, name, sizeof name);
-		snprintf(what, sizeof what, "%s argument %d (%s)", label, i + 1, name);
+		char what[RCO_LABEL_SIZE + 320];
+		check_describe(op, label, i, what, sizeof what);
 		const struct rco_argument *argument = &arguments[i];
 		int wants_tensor = op->kinds[i] == 'T';
 		if (argument->type != RCO_ARGUMENT_TENSOR && argument->type != RCO_ARGUMENT_INTEGER &&
@@ -260,8 +273,8 @@ int check_arguments(const struct op_record *op, const struct rco_argument *argum
 	}
 	if (!output)
 		return fail(error, op, -1, "%s: no output tensor given", label);
-	char what[128];
-	snprintf(what, sizeof what, "%s's output", label);
+	char what[RCO_LABEL_SIZE + 16];
+	check_describe(op, label, -1, what, sizeof what);
 	status = check_tensor(output, 0, what, op, -1, error);
 	if (status != 0)
 		return status;
@@ -270,11 +283,11 @@ int check_arguments(const struct op_record *op, const struct rco_argument *argum
 	for (int i = 0; i < count; i++) {
 		if (op->kinds[i] != 'T' || !overlap_in_part(&arguments[i].tensor, output))
 			continue;
-		char name[256];
-		op_argument_text(op, i, name, sizeof name);
-		return fail(error, op, i, "%s argument %d (%s) and %s share some of their memory: the "
-		            "cores would read elements they have already written; pass an output of its "
-		            "own, or the input itself", label, i + 1, name, what);
+		char input[RCO_LABEL_SIZE + 320];
+		check_describe(op, label, i, input, sizeof input);
+		return fail(error, op, i, "%s and %s share some of their memory: the cores would read "
+		            "elements they have already written; pass an output of its own, or the input "
+		            "itself", input, what);
 	}
 	memcpy(host_output, output, sizeof *host_output);
 	return 0;

@@ -23,6 +23,11 @@ struct check_scalars {
 size_t check_dtype_size(int dtype);
 /* Checks that count arguments fit op; returns 0 or RCO_ERROR_ARGUMENT. */
 int check_argument_count(const struct op_record *op, int count, struct rco_error *error);
+/* How messages name argument index (0-based) of op, called label:
+ * "LABEL argument 1 (Tensor x)", or for index -1 "LABEL's output"; written
+ * into text (size bytes) as snprintf writes, returning its length. */
+size_t check_describe(const struct op_record *op, const char *label, int index, char *text,
+                      size_t size);
 /* Checks the arguments and the output against op and fills in args (room
  * for RCO_MAX_ARGUMENTS) and *host_output, with the numbers stored in
  * scalars; the messages name the op as label.  Returns 0 or

@@ -154,6 +154,13 @@ def _declare(library):
     library.rco_device_dtype.restype = ctypes.POINTER(_DtypeInfo)
     library.rco_fill_unwritten.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
     library.rco_fill_unwritten.restype = ctypes.c_int
+    library.rco_describe_argument.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
+                                              ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+    library.rco_describe_argument.restype = ctypes.c_size_t
+    library.rco_check_arguments.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
+                                            ctypes.POINTER(_Argument), ctypes.c_int,
+                                            ctypes.POINTER(_Tensor), ctypes.POINTER(_Error)]
+    library.rco_check_arguments.restype = ctypes.c_int
 
 
 _shared = None
@@ -271,15 +278,6 @@ def _after_fork():
 
 
 os.register_at_fork(after_in_child=_after_fork)
-
-
-def _overlap_in_part(a, b):
-    """Whether two contiguous tensors share some memory but are not the
-    same memory."""
-    a_begin, b_begin = a.data_ptr(), b.data_ptr()
-    a_end = a_begin + a.numel() * a.element_size()
-    b_end = b_begin + b.numel() * b.element_size()
-    return a_begin < b_end and b_begin < a_end and (a_begin, a_end) != (b_begin, b_end)
 
 
 def _mark_written(tensor):
@@ -422,20 +420,13 @@ class Library:
         return self.ops[index]
 
     def _describe(self, op, index):
-        """"relu argument 1 (Tensor x)" from the signature."""
-        parts, depth, start, signature = [], 0, 1, op.signature
-        for at in range(1, len(signature)):
-            character = signature[at]
-            if character in '([':
-                depth += 1
-            elif character in ')]' and at + 1 < len(signature):
-                depth -= 1
-            if (character == ',' and depth == 0) or at + 1 == len(signature):
-                parts.append(signature[start:at].strip())
-                start = at + 1
-        name = parts[index] if len(parts) == len(op.kinds) and index < len(parts) \
-            else f'argument {index + 1}'
-        return f'{op.name} argument {index + 1} ({name})'
+        """"relu argument 1 (Tensor x)", or for index None "relu's output",
+        as the library's messages name them (rco_describe_argument)."""
+        text = ctypes.create_string_buffer(1024)
+        self._shared.rco_describe_argument(self._handle, self._index[op.name], None,
+                                           -1 if index is None else index, text, len(text))
+        # An argument past the op's schema has no description of its own.
+        return text.value.decode(errors='replace') or f'{op.name} argument {index + 1}'
 
     def _tensor_of(self, value, place, op, slot):
         """Fills slot (a buffer and the offset of a _Tensor in it) with value
@@ -464,7 +455,7 @@ class Library:
         return value
 
     def _refuse_tensor(self, value, place, op):
-        what = f"{op.name}'s output" if place is None else self._describe(op, place)
+        what = self._describe(op, place)
         if value.device.type != 'cpu':
             raise RunError(f'{what} is on {value.device}; the emulated cores run on CPU tensors: '
                            'give value.cpu()', op=op.name, kind='argument')
@@ -549,14 +540,12 @@ class Library:
             result, copy_back = self._output_for(record, out, shape, dtype, first_tensor, torch)
             written = self._tensor_of(result, None, record, self._output_slot)
             if out is not None:
-                if written is out:
-                    for i, used in enumerate(kept):
-                        if _overlap_in_part(used, out):
-                            raise RunError(f'{self._describe(record, i)} and out share some of '
-                                           'their memory: the cores would read elements they '
-                                           'have already written; give out a tensor of its '
-                                           'own, or the input itself', op=record.name,
-                                           kind='argument')
+                # Refused (an output sharing part of an input's memory, say)
+                # before out counts as written.
+                if written is out and self._shared.rco_check_arguments(
+                        self._handle, index, None, self._arguments_pointer, count,
+                        self._output_pointer, self._error_pointer) != 0:
+                    raise _error_of(self._error)
                 _mark_written(out)
             kept.append(written)
             try:

@@ -601,9 +601,9 @@ class RunnerTest(unittest.TestCase):
         with self.assertRaises(runner.RunError) as caught:
             library.run('relu', base[:150], out=base[50:])
         self.assertEqual((caught.exception.message, caught.exception.kind),
-                         ('relu argument 1 (Tensor x) and out share some of their memory: the '
-                          'cores would read elements they have already written; give out a '
-                          'tensor of its own, or the input itself', 'argument'))
+                         ("relu argument 1 (Tensor x) and relu's output share some of their "
+                          'memory: the cores would read elements they have already written; pass '
+                          'an output of its own, or the input itself', 'argument'))
         self.assertTrue(torch.equal(base, before), 'refused before the kernel ran')
         same = base[:150]
         self.assertIs(library.run('relu', same, out=same), same)

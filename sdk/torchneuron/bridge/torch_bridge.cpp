@@ -97,6 +97,7 @@ struct Runner {
                      const struct rco_tensor *, double, struct rco_error *);
     const struct rco_dtype_info *(*device_dtype)(int);
     int (*fill_unwritten)(int, void *, size_t);
+    size_t (*describe_argument)(const rco_library *, int, const char *, int, char *, size_t);
 };
 
 Runner runner;
@@ -347,6 +348,18 @@ public:
         return status;
     }
 
+    /* How messages name argument (0-based) of op index, called name
+     * ("ns::op argument 1 (Tensor x)"); with the lock held, as a call
+     * that reopens the build replaces the runner's library. */
+    std::string describe(int index, const char *name, int argument)
+    {
+        char text[RCO_LABEL_SIZE + 320];
+        pthread_mutex_lock(&lock_);
+        runner.describe_argument(handle_, index, name, argument, text, sizeof text);
+        pthread_mutex_unlock(&lock_);
+        return text[0] ? text : std::string(name) + " argument " + std::to_string(argument + 1);
+    }
+
     /* After fork(): the child has one thread, and the lock may have been
      * held by another of the parent's; the library is the parent's (closing
      * it in the child frees nothing the parent uses), so the next call opens
@@ -441,28 +454,30 @@ void keep_for_ever(const at::Tensor *tensors, size_t count)
 
 /* ---- the checks of the arguments -------------------------------------------- */
 
-/* "argument 2 (Scalar) of ns::op", with the type the op's schema gives it. */
-std::string describe(const c10::OperatorHandle &op, size_t index)
+/* "ns::op argument 2 (Scalar a)": the argument as the runner's messages
+ * name it (called on a refusal only). */
+std::string describe(const OpEntry &entry, size_t index)
 {
-    return "argument " + std::to_string(index + 1) + " (" +
-           op.schema().arguments()[index].type()->str() + ") of " + op.schema().name();
+    std::shared_ptr<const Binding> binding = binding_of(entry);
+    return binding->library->describe(binding->index, entry.qualified.c_str(),
+                                      static_cast<int>(index));
 }
 
 /* Refuses (c10::ValueError) a tensor argument the cores cannot take:
  * undefined, not dense or of a dtype the device does not have, and, when
  * on_cpu, not on the CPU.  Returns the runner's dtype of it. */
-int check_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op, size_t index,
+int check_tensor(const at::Tensor &tensor, const OpEntry &entry, size_t index,
                  bool on_cpu)
 {
-    TORCH_CHECK_VALUE(tensor.defined(), describe(op, index), " is an undefined tensor");
-    TORCH_CHECK_VALUE(!on_cpu || tensor.device().is_cpu(), describe(op, index), " is on ",
+    TORCH_CHECK_VALUE(tensor.defined(), describe(entry, index), " is an undefined tensor");
+    TORCH_CHECK_VALUE(!on_cpu || tensor.device().is_cpu(), describe(entry, index), " is on ",
                       tensor.device(), "; the host emulator runs on CPU tensors: pass it with "
                       ".cpu()");
-    TORCH_CHECK_VALUE(tensor.layout() == at::kStrided, describe(op, index), " is a ",
+    TORCH_CHECK_VALUE(tensor.layout() == at::kStrided, describe(entry, index), " is a ",
                       layout_name(tensor.layout()), " tensor; the device takes dense (strided) "
                       "tensors");
     int dtype = rco_dtype_of(tensor.scalar_type());
-    TORCH_CHECK_VALUE(dtype >= 0, describe(op, index), " has dtype ",
+    TORCH_CHECK_VALUE(dtype >= 0, describe(entry, index), " has dtype ",
                       dtype_name(tensor.scalar_type()), ", which the device does not have; its "
                       "dtypes are ", device_dtypes());
     return dtype;
@@ -471,10 +486,10 @@ int check_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op, size_t
 /* A tensor argument as the cores take it (see check_tensor); a negative
  * view resolved and other layouts copied to contiguous memory (a dtype is
  * never converted).  Returns the tensor whose memory the cores use. */
-at::Tensor usable_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op, size_t index,
+at::Tensor usable_tensor(const at::Tensor &tensor, const OpEntry &entry, size_t index,
                          struct rco_tensor *out)
 {
-    int dtype = check_tensor(tensor, op, index, true);
+    int dtype = check_tensor(tensor, entry, index, true);
     at::Tensor used = tensor.is_neg() ? tensor.resolve_neg() : tensor;
     if (!used.is_contiguous())
         used = used.contiguous();
@@ -491,7 +506,7 @@ at::Tensor usable_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op
 }
 
 /* A number argument: the runner converts it by the schema's kind. */
-void number_argument(const c10::IValue &value, const c10::OperatorHandle &op, size_t index,
+void number_argument(const c10::IValue &value, const OpEntry &entry, size_t index,
                      struct rco_argument *out)
 {
     out->text = nullptr;
@@ -505,7 +520,7 @@ void number_argument(const c10::IValue &value, const c10::OperatorHandle &op, si
         out->type = RCO_ARGUMENT_REAL;
         out->real = value.toDouble();
     } else {
-        TORCH_CHECK_TYPE(false, describe(op, index), " must be a real number, not ",
+        TORCH_CHECK_TYPE(false, describe(entry, index), " must be a real number, not ",
                          value.isComplexDouble() ? "complex" : value.tagKind());
     }
 }
@@ -616,9 +631,9 @@ public:
             char kind = binding->kinds[i];
             if (kind == 'T') {
                 arguments[i].type = RCO_ARGUMENT_TENSOR;
-                used[i] = usable_tensor(values[i].toTensor(), op, i, &arguments[i].tensor);
+                used[i] = usable_tensor(values[i].toTensor(), entry, i, &arguments[i].tensor);
             } else {
-                number_argument(values[i], op, i, &arguments[i]);
+                number_argument(values[i], entry, i, &arguments[i]);
             }
         }
         at::Tensor output = output_of(shape_function_result(op, values), entry);
@@ -664,9 +679,9 @@ public:
         auto values = torch::jit::last(*stack, count);
         for (size_t i = 0; i < count; i++) {
             if (values[i].isTensor())
-                check_tensor(values[i].toTensor(), op, i, false);
+                check_tensor(values[i].toTensor(), *entry_, i, false);
             else
-                TORCH_CHECK_TYPE(!values[i].isComplexDouble(), describe(op, i),
+                TORCH_CHECK_TYPE(!values[i].isComplexDouble(), describe(*entry_, i),
                                  " must be a real number, not complex");
         }
         at::Tensor shape = shape_of(has_symbolic_sizes(values)
@@ -696,7 +711,7 @@ public:
         auto values = torch::jit::last(*stack, count);
         for (size_t i = 0; i < count; i++)
             if (values[i].isTensor())
-                check_tensor(values[i].toTensor(), op, i, true);
+                check_tensor(values[i].toTensor(), *entry_, i, true);
         TORCH_CHECK_VALUE(false, entry_->qualified, " was called for dispatch key ",
                           keys.highestPriorityTypeId(), "; the host emulator runs on dense CPU "
                           "tensors");
@@ -997,7 +1012,7 @@ int register_op(const std::shared_ptr<HostLibrary> &library, const std::string &
 
 /* ---- the C functions build_custom_op calls (through ctypes) ---------------- */
 
-/* Sets libruncustomop's functions (runner: eight function pointers in the
+/* Sets libruncustomop's functions (runner: nine function pointers in the
  * order of struct Runner) and the Python hooks (NULL: none); called once,
  * with the GIL held when hooks are given.  Returns 0. */
 BRIDGE_EXPORT int torch_bridge_init(const void *functions, PyObject *print, PyObject *error)
