@@ -413,6 +413,37 @@ int rco_check_argument_count(const rco_library *library, int op, int count,
  * argument below -1. */
 size_t rco_describe_argument(const rco_library *library, int op, const char *name, int argument,
                              char *text, size_t size);
+/* A tensor as a caller finds it (a torch tensor, say), before it becomes
+ * a struct rco_tensor: what rco_accept_tensor decides on.  The names are
+ * the caller's own, for the message. */
+struct rco_tensor_description {
+	int on_host;            /* nonzero: in host memory (a CPU tensor) */
+	const char *device;     /* else where it is, as the caller names it ("cuda:0") */
+	int strided;            /* nonzero: dense, its layout given by sizes and strides */
+	const char *layout;     /* else its layout, as the caller names it ("torch.sparse_coo") */
+	int dtype;              /* enum rco_dtype, or -1 for a dtype the device does not have */
+	const char *dtype_name; /* the dtype, as the caller names it ("float64"), for -1 */
+	int rank;
+	const int64_t *sizes;   /* rank sizes, in elements; NULL: not known (rank 0) */
+	const int64_t *strides; /* rank strides, in elements; NULL: contiguous */
+	int computed;           /* nonzero: its values are computed on reading (a negated
+	                           view, a tensor of zeros without memory) */
+};
+/* Accepts or refuses tensor as argument (0-based; -1: the output) of op,
+ * called name as rco_run_named calls it (NULL: its name in the build).  A
+ * tensor is refused (RCO_ERROR_ARGUMENT, the message naming the argument as
+ * rco_describe_argument does and saying what to do: pass it with .cpu(),
+ * .to_dense(), convert its dtype) when it is not in host memory, not
+ * strided, of a dtype the device does not have, or of more than
+ * RCO_MAX_RANK dimensions.  An accepted tensor is used in place, or, when
+ * *copy is set, through a contiguous copy the caller makes (not contiguous,
+ * or computed).  Returns 0, or the status with *error filled in (when error
+ * is not NULL).  Formats nothing for a tensor it accepts.  The one decision
+ * of run-custom-op's inputs, the Python binding's and the PyTorch bridge's
+ * tensors. */
+int rco_accept_tensor(const rco_library *library, int op, const char *name, int argument,
+                      const struct rco_tensor_description *tensor, int *copy,
+                      struct rco_error *error);
 /* Checks the arguments and the output of a call as rco_run_named checks
  * them (their count, each argument's kind, a number's range, each tensor's
  * dtype, rank and layout, and an output that shares only part of an

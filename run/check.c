@@ -125,6 +125,58 @@ static int check_tensor(const struct rco_tensor *tensor, int minimum_rank, const
 	return 0;
 }
 
+int check_accept(const struct rco_tensor_description *tensor, int *copy)
+{
+	*copy = 0;
+	if (!tensor->on_host)
+		return CHECK_NOT_ON_HOST;
+	if (!tensor->strided)
+		return CHECK_NOT_STRIDED;
+	if (check_dtype_size(tensor->dtype) == 0)
+		return CHECK_NOT_A_DTYPE;
+	if (tensor->rank < 0 || tensor->rank > RCO_MAX_RANK)
+		return CHECK_TOO_MANY_DIMENSIONS;
+	int64_t expected = 1;
+	for (int d = tensor->rank - 1; d >= 0 && tensor->sizes && tensor->strides; d--) {
+		if (tensor->sizes[d] == 0) {
+			*copy = 0; /* no element: any layout is contiguous */
+			break;
+		}
+		if (tensor->sizes[d] != 1 && tensor->strides[d] != expected)
+			*copy = 1;
+		expected *= tensor->sizes[d];
+	}
+	*copy |= tensor->computed != 0;
+	return 0;
+}
+
+int check_refuse(const struct op_record *op, const char *label, int argument,
+                 const struct rco_tensor_description *tensor, int problem,
+                 struct rco_error *error)
+{
+	char what[RCO_LABEL_SIZE + 320];
+	check_describe(op, label, argument, what, sizeof what);
+	if (problem == CHECK_NOT_ON_HOST)
+		return fail(error, op, argument, "%s is on %s; the emulated cores run on CPU tensors: "
+		            "pass it with .cpu()", what, tensor->device ? tensor->device : "a device");
+	if (problem == CHECK_NOT_STRIDED)
+		return fail(error, op, argument, "%s is a %s tensor; the device takes dense (strided) "
+		            "tensors: pass it with .to_dense()", what,
+		            tensor->layout ? tensor->layout : "non-strided");
+	if (problem == CHECK_NOT_A_DTYPE) {
+		char names[128] = "";
+		size_t used = 0;
+		for (int i = 0; i < RCO_DTYPE_COUNT && used < sizeof names; i++)
+			used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+			                         dtypes[i].name);
+		return fail(error, op, argument, "%s has dtype %s, which the device does not have (its "
+		            "dtypes: %s); convert it first, e.g. with .to(torch.float32)", what,
+		            tensor->dtype_name ? tensor->dtype_name : "unknown", names);
+	}
+	return fail(error, op, argument, "%s has %d dimensions; a device tensor has at most %d: "
+	            "reshape it", what, tensor->rank, RCO_MAX_RANK);
+}
+
 /* The bytes a tensor checked by check_tensor spans from its data. */
 static uint64_t tensor_bytes(const struct rco_tensor *tensor)
 {

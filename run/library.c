@@ -478,6 +478,31 @@ int rco_check_arguments(const rco_library *library, int op, const char *name,
 	                       error);
 }
 
+int rco_accept_tensor(const rco_library *library, int op, const char *name, int argument,
+                      const struct rco_tensor_description *tensor, int *copy,
+                      struct rco_error *error)
+{
+	struct rco_error local;
+	if (!error)
+		error = &local;
+	int ignored;
+	if (!copy)
+		copy = &ignored;
+	const struct op_record *record = op_at(library, op);
+	if (!record || !tensor) {
+		error_clear(error);
+		return error_set(error, RCO_ERROR_USAGE, NULL, "no op with index %d", op);
+	}
+	int problem = check_accept(tensor, copy);
+	if (problem == 0)
+		return 0;
+	/* The label and the message are made for a refusal only. */
+	error_clear(error);
+	char label[RCO_LABEL_SIZE];
+	op_label(name, record->name, label, sizeof label);
+	return check_refuse(record, label, argument, tensor, problem, error);
+}
+
 int rco_check_argument_count(const rco_library *library, int op, int count,
                              struct rco_error *error)
 {

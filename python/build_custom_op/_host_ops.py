@@ -50,7 +50,7 @@ _MESSAGE_SIZE = 16384
 # The runner's functions the bridge calls, in the order of its struct Runner.
 _RUNNER_FUNCTIONS = ('rco_open', 'rco_close', 'rco_op_index', 'rco_op_kinds',
                      'rco_op_signature', 'rco_run_named', 'rco_device_dtype',
-                     'rco_fill_unwritten', 'rco_describe_argument')
+                     'rco_fill_unwritten', 'rco_describe_argument', 'rco_accept_tensor')
 
 
 class RegistrationError(Exception):

@@ -122,6 +122,14 @@ class _Options(ctypes.Structure):
                 ('threads', ctypes.c_int), ('stop_on_interrupt', ctypes.c_int)]
 
 
+class _TensorDescription(ctypes.Structure):
+    _fields_ = [('on_host', ctypes.c_int), ('device', ctypes.c_char_p), ('strided', ctypes.c_int),
+                ('layout', ctypes.c_char_p), ('dtype', ctypes.c_int),
+                ('dtype_name', ctypes.c_char_p), ('rank', ctypes.c_int),
+                ('sizes', ctypes.POINTER(ctypes.c_int64)),
+                ('strides', ctypes.POINTER(ctypes.c_int64)), ('computed', ctypes.c_int)]
+
+
 class _DtypeInfo(ctypes.Structure):
     _fields_ = [('name', ctypes.c_char_p), ('code', ctypes.c_int), ('size', ctypes.c_int)]
 
@@ -161,6 +169,10 @@ def _declare(library):
                                             ctypes.POINTER(_Argument), ctypes.c_int,
                                             ctypes.POINTER(_Tensor), ctypes.POINTER(_Error)]
     library.rco_check_arguments.restype = ctypes.c_int
+    library.rco_accept_tensor.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
+                                          ctypes.c_int, ctypes.POINTER(_TensorDescription),
+                                          ctypes.POINTER(ctypes.c_int), ctypes.POINTER(_Error)]
+    library.rco_accept_tensor.restype = ctypes.c_int
 
 
 _shared = None
@@ -455,19 +467,20 @@ class Library:
         return value
 
     def _refuse_tensor(self, value, place, op):
-        what = self._describe(op, place)
-        if value.device.type != 'cpu':
-            raise RunError(f'{what} is on {value.device}; the emulated cores run on CPU tensors: '
-                           'give value.cpu()', op=op.name, kind='argument')
-        if value.dtype not in _dtype_numbers:
-            raise RunError(f'{what} is {value.dtype}, which is not a device dtype '
-                           f'({_device_dtypes}); convert it first, e.g. with '
-                           '.to(torch.float32)', op=op.name, kind='argument')
-        if value.layout != _torch.strided:
-            raise RunError(f'{what} is a {value.layout} tensor; the device takes dense (strided) '
-                           'tensors', op=op.name, kind='argument')
-        raise RunError(f'{what} has {value.dim()} dimensions; a device tensor has at most '
-                       f'{_MAX_RANK}', op=op.name, kind='argument')
+        """Raises the library's refusal of value (rco_accept_tensor), for a
+        tensor that is not a strided CPU tensor of a device dtype and at
+        most 8 dimensions: the tensors _tensor_of takes in place or copies
+        are those the library accepts."""
+        description = _TensorDescription(
+            on_host=value.device.type == 'cpu', device=str(value.device).encode(),
+            strided=value.layout == _torch.strided, layout=str(value.layout).encode(),
+            dtype=_dtype_numbers.get(value.dtype, -1),
+            dtype_name=str(value.dtype).replace('torch.', '').encode(), rank=value.dim())
+        if self._shared.rco_accept_tensor(self._handle, self._index[op.name], None,
+                                          -1 if place is None else place,
+                                          ctypes.byref(description), None,
+                                          self._error_pointer) != 0:
+            raise _error_of(self._error)
 
     def run(self, op, *args, out=None, shape=None, dtype=None, timeout=None, profile=False):
         """Runs op (a name or an Op) on every core at once and returns the output.

@@ -26,6 +26,7 @@ COPIES = {
     (runner, '_Error'): 'struct rco_error',
     (runner, '_Options'): 'struct rco_options',
     (runner, '_DtypeInfo'): 'struct rco_dtype_info',
+    (runner, '_TensorDescription'): 'struct rco_tensor_description',
     (_profile, '_CoreStruct'): 'struct rco_core_profile',
     (_profile, '_HintStruct'): 'struct rco_profile_hint',
     (_profile, '_ProfileStruct'): 'struct rco_profile',

@@ -329,13 +329,13 @@ class HostTest(unittest.TestCase):
         cases = [
             (lambda: scale(torch.ones(3, dtype=torch.float64), 1, 1.0, 1), ValueError,
              'test_ops::scale argument 1 (Tensor _0) has dtype float64, which the device does '
-             f'not have; its dtypes are {dtypes}'),
+             f'not have (its dtypes: {dtypes}); convert it first, e.g. with .to(torch.float32)'),
             (lambda: scale(torch.ones(3, dtype=torch.bool), 1, 1.0, 1), ValueError,
              'test_ops::scale argument 1 (Tensor _0) has dtype bool, which the device does not '
-             f'have; its dtypes are {dtypes}'),
+             f'have (its dtypes: {dtypes}); convert it first, e.g. with .to(torch.float32)'),
             (lambda: scale(torch.ones(3).to_sparse(), 1, 1.0, 1), ValueError,
              'test_ops::scale argument 1 (Tensor _0) is a torch.sparse_coo tensor; the device '
-             'takes dense (strided) tensors'),
+             'takes dense (strided) tensors: pass it with .to_dense()'),
             (lambda: scale(x, 1j, 1.0, 1), TypeError,
              'test_ops::scale argument 2 (number _1) must be a real number, not complex'),
             (lambda: scale(x, 1, 1.0, 2**40), runner.RunError,
@@ -471,8 +471,9 @@ class HostTest(unittest.TestCase):
         with self.assertRaises(ValueError) as caught:
             torch.ops.test_caller.call_twice(torch.ones(2, dtype=torch.float64))
         self.assertEqual(str(caught.exception), 'test_ops::twice argument 1 (Tensor _0) has '
-                         'dtype float64, which the device does not have; its dtypes are '
-                         'float32, bfloat16, float16, int32, int8, int64, int16, uint8')
+                         'dtype float64, which the device does not have (its dtypes: '
+                         'float32, bfloat16, float16, int32, int8, int64, int16, uint8)'
+                         '; convert it first, e.g. with .to(torch.float32)')
 
     def test_a_cpp_thread_calling_while_python_holds_the_gil(self):
         """test_caller::fault_on_a_thread (tests/torch/fixtures/shape_other.cpp)

@@ -141,13 +141,14 @@ class TracerTest(fixture.SameBits, unittest.TestCase):
         relu = torch.ops.my_ops.relu_forward
         cases = [
             (torch.ones(2, 3, device='lazy'), 'my_ops::relu_forward argument 1 (Tensor _0) is '
-             'on lazy:0; the host emulator runs on CPU tensors: pass it with .cpu()'),
+             'on lazy:0; the emulated cores run on CPU tensors: pass it with .cpu()'),
             (torch.ones(2, 3).to_sparse(), 'my_ops::relu_forward argument 1 (Tensor _0) is a '
-             'torch.sparse_coo tensor; the device takes dense (strided) tensors'),
+             'torch.sparse_coo tensor; the device takes dense (strided) tensors: pass it with '
+             '.to_dense()'),
             (torch.quantize_per_tensor(torch.ones(3), 0.5, 0, torch.qint8),
              'my_ops::relu_forward argument 1 (Tensor _0) has dtype qint8, which the device '
-             'does not have; its dtypes are float32, bfloat16, float16, int32, int8, int64, '
-             'int16, uint8'),
+             'does not have (its dtypes: float32, bfloat16, float16, int32, int8, int64, '
+             'int16, uint8); convert it first, e.g. with .to(torch.float32)'),
         ]
         for index, (tensor, message) in enumerate(cases):
             with self.subTest(case=index):
@@ -183,8 +184,9 @@ class TracerTest(fixture.SameBits, unittest.TestCase):
         with self.assertRaises(ValueError) as caught:
             torch.ops.my_ops.relu_forward(torch.empty(3, device='meta', dtype=torch.float64))
         self.assertEqual(str(caught.exception), 'my_ops::relu_forward argument 1 (Tensor _0) '
-                         'has dtype float64, which the device does not have; its dtypes are '
-                         'float32, bfloat16, float16, int32, int8, int64, int16, uint8')
+                         'has dtype float64, which the device does not have (its dtypes: '
+                         'float32, bfloat16, float16, int32, int8, int64, int16, uint8)'
+                         '; convert it first, e.g. with .to(torch.float32)')
 
     def test_fake_tensor_mode(self):
         torch = self.torch

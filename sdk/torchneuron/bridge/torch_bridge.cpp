@@ -98,6 +98,8 @@ struct Runner {
     const struct rco_dtype_info *(*device_dtype)(int);
     int (*fill_unwritten)(int, void *, size_t);
     size_t (*describe_argument)(const rco_library *, int, const char *, int, char *, size_t);
+    int (*accept_tensor)(const rco_library *, int, const char *, int,
+                         const struct rco_tensor_description *, int *, struct rco_error *);
 };
 
 Runner runner;
@@ -360,6 +362,17 @@ public:
         return text[0] ? text : std::string(name) + " argument " + std::to_string(argument + 1);
     }
 
+    /* rco_accept_tensor of argument (0-based; -1: the output) of op index,
+     * called name; with the lock held, as describe. */
+    int accept(int index, const char *name, int argument,
+               const struct rco_tensor_description *tensor, int *copy, struct rco_error *error)
+    {
+        pthread_mutex_lock(&lock_);
+        int status = runner.accept_tensor(handle_, index, name, argument, tensor, copy, error);
+        pthread_mutex_unlock(&lock_);
+        return status;
+    }
+
     /* After fork(): the child has one thread, and the lock may have been
      * held by another of the parent's; the library is the parent's (closing
      * it in the child frees nothing the parent uses), so the next call opens
@@ -463,24 +476,47 @@ std::string describe(const OpEntry &entry, size_t index)
                                       static_cast<int>(index));
 }
 
-/* Refuses (c10::ValueError) a tensor argument the cores cannot take:
- * undefined, not dense or of a dtype the device does not have, and, when
- * on_cpu, not on the CPU.  Returns the runner's dtype of it. */
-int check_tensor(const at::Tensor &tensor, const OpEntry &entry, size_t index,
-                 bool on_cpu)
+/* Refuses (c10::ValueError) a tensor argument the cores cannot take, as
+ * the runner decides (rco_accept_tensor): undefined, not dense, of a dtype
+ * the device does not have, of more dimensions than a device tensor, and,
+ * when on_cpu, not on the CPU.  Returns the runner's dtype of it, and sets
+ * *copy when the cores must use a contiguous copy.  Nothing is formatted
+ * for a tensor the runner accepts. */
+int check_tensor(const at::Tensor &tensor, const OpEntry &entry, size_t index, bool on_cpu,
+                 int *copy = nullptr)
 {
     TORCH_CHECK_VALUE(tensor.defined(), describe(entry, index), " is an undefined tensor");
-    TORCH_CHECK_VALUE(!on_cpu || tensor.device().is_cpu(), describe(entry, index), " is on ",
-                      tensor.device(), "; the host emulator runs on CPU tensors: pass it with "
-                      ".cpu()");
-    TORCH_CHECK_VALUE(tensor.layout() == at::kStrided, describe(entry, index), " is a ",
-                      layout_name(tensor.layout()), " tensor; the device takes dense (strided) "
-                      "tensors");
-    int dtype = rco_dtype_of(tensor.scalar_type());
-    TORCH_CHECK_VALUE(dtype >= 0, describe(entry, index), " has dtype ",
-                      dtype_name(tensor.scalar_type()), ", which the device does not have; its "
-                      "dtypes are ", device_dtypes());
-    return dtype;
+    struct rco_tensor_description description;
+    description.on_host = !on_cpu || tensor.device().is_cpu();
+    description.device = nullptr;
+    description.strided = tensor.layout() == at::kStrided;
+    description.layout = nullptr;
+    description.dtype = rco_dtype_of(tensor.scalar_type());
+    description.dtype_name = nullptr;
+    description.rank = static_cast<int>(tensor.dim());
+    // The layout matters to a call only (a Meta tensor may have symbolic sizes).
+    bool with_layout = copy && description.strided;
+    description.sizes = with_layout ? tensor.sizes().data() : nullptr;
+    description.strides = with_layout ? tensor.strides().data() : nullptr;
+    description.computed = tensor.is_neg();
+    int ignored;
+    std::shared_ptr<const Binding> binding = binding_of(entry);
+    struct rco_error error;
+    const char *name = entry.qualified.c_str();
+    int argument = static_cast<int>(index);
+    if (binding->library->accept(binding->index, name, argument, &description,
+                                 copy ? copy : &ignored, &error) == 0)
+        return description.dtype;
+    // Refused: the names the message gives, and the runner's message.
+    std::ostringstream device;
+    device << tensor.device();
+    std::string device_name = device.str(), layout = layout_name(tensor.layout()),
+                dtype = dtype_name(tensor.scalar_type());
+    description.device = device_name.c_str();
+    description.layout = layout.c_str();
+    description.dtype_name = dtype.c_str();
+    binding->library->accept(binding->index, name, argument, &description, &ignored, &error);
+    TORCH_CHECK_VALUE(false, error.message);
 }
 
 /* A tensor argument as the cores take it (see check_tensor); a negative
@@ -489,15 +525,18 @@ int check_tensor(const at::Tensor &tensor, const OpEntry &entry, size_t index,
 at::Tensor usable_tensor(const at::Tensor &tensor, const OpEntry &entry, size_t index,
                          struct rco_tensor *out)
 {
-    int dtype = check_tensor(tensor, entry, index, true);
-    at::Tensor used = tensor.is_neg() ? tensor.resolve_neg() : tensor;
-    if (!used.is_contiguous())
-        used = used.contiguous();
+    int copy = 0;
+    int dtype = check_tensor(tensor, entry, index, true, &copy);
+    at::Tensor used = tensor;
+    if (copy) {
+        used = tensor.is_neg() ? tensor.resolve_neg() : tensor;
+        if (!used.is_contiguous())
+            used = used.contiguous();
+    }
     int rank = static_cast<int>(used.dim());
     out->dtype = dtype;
     out->rank = rank;
-    int shown = rank < RCO_MAX_RANK ? rank : RCO_MAX_RANK;
-    for (int d = 0; d < shown; d++) {
+    for (int d = 0; d < rank; d++) {
         out->sizes[d] = used.size(d);
         out->strides[d] = used.stride(d);
     }
@@ -1012,7 +1051,7 @@ int register_op(const std::shared_ptr<HostLibrary> &library, const std::string &
 
 /* ---- the C functions build_custom_op calls (through ctypes) ---------------- */
 
-/* Sets libruncustomop's functions (runner: nine function pointers in the
+/* Sets libruncustomop's functions (runner: ten function pointers in the
  * order of struct Runner) and the Python hooks (NULL: none); called once,
  * with the GIL held when hooks are given.  Returns 0. */
 BRIDGE_EXPORT int torch_bridge_init(const void *functions, PyObject *print, PyObject *error)
