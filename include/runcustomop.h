@@ -349,6 +349,14 @@ enum rco_output_checks {
  * programs that open builds for the user (the Python binding, torch.ops)
  * be switched without a change to them. */
 #define RCO_OUTPUT_CHECKS_VARIABLE "BUILD_CUSTOM_OP_OUTPUT_CHECKS"
+/* The mode rco_open takes from RCO_OUTPUT_CHECKS_VARIABLE when
+ * rco_options.output_checks is 0, read now: sets *mode (enum
+ * rco_output_checks, RCO_OUTPUT_CHECKS_ERROR when it is unset) and returns
+ * 0, or returns RCO_ERROR_USAGE with the message rco_open would give (when
+ * error is not NULL) for a value that is none of the modes.  Programs that
+ * act on the mode themselves (the Python binding's fill of new outputs,
+ * its sweep's notes) ask here instead of reading the variable. */
+int rco_output_checks_default(int *mode, struct rco_error *error);
 
 /* How to open a build.  Zero-initialised: the defaults. */
 struct rco_options {

@@ -116,9 +116,10 @@ def _run_error(status, core, signal, op, message):
 def _fills_outputs():
     """Whether new outputs are filled before the kernel runs (elements it
     does not write are then NaN): only when the runner's output checks,
-    set by BUILD_CUSTOM_OP_OUTPUT_CHECKS, do not make them an error.  (The
-    runner refuses a value other than error, warn and off itself.)"""
-    return os.environ.get('BUILD_CUSTOM_OP_OUTPUT_CHECKS') in ('warn', 'off')
+    which it takes from BUILD_CUSTOM_OP_OUTPUT_CHECKS, do not make them an
+    error.  (The runner refuses a value other than error, warn and off when
+    the build is opened.)"""
+    return runner._output_checks_from_environment() in ('warn', 'off')
 
 
 class _Bridge:

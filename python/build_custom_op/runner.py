@@ -138,6 +138,17 @@ class _DtypeInfo(ctypes.Structure):
 _OUTPUT_CHECKS = {'error': 1, 'warn': 2, 'off': 3}
 
 
+def _output_checks_from_environment():
+    """'error', 'warn' or 'off': the output checks that a build opened
+    without output_checks gets from $BUILD_CUSTOM_OP_OUTPUT_CHECKS, as the
+    library reads it (rco_output_checks_default); None for a value the
+    library refuses (opening a build then fails, saying so)."""
+    mode = ctypes.c_int()
+    if _load().rco_output_checks_default(ctypes.byref(mode), None) != 0:
+        return None
+    return next(name for name, number in _OUTPUT_CHECKS.items() if number == mode.value)
+
+
 def _declare(library):
     library.rco_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(_Options),
                                  ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_Error)]
@@ -169,6 +180,9 @@ def _declare(library):
                                             ctypes.POINTER(_Argument), ctypes.c_int,
                                             ctypes.POINTER(_Tensor), ctypes.POINTER(_Error)]
     library.rco_check_arguments.restype = ctypes.c_int
+    library.rco_output_checks_default.argtypes = [ctypes.POINTER(ctypes.c_int),
+                                                  ctypes.POINTER(_Error)]
+    library.rco_output_checks_default.restype = ctypes.c_int
     library.rco_accept_tensor.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
                                           ctypes.c_int, ctypes.POINTER(_TensorDescription),
                                           ctypes.POINTER(ctypes.c_int), ctypes.POINTER(_Error)]

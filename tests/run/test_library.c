@@ -1700,6 +1700,35 @@ static void test_output_checks(void)
 	struct capture capture;
 	memset(&capture, 0, sizeof capture);
 	int status;
+	int mode = -1;
+	const char *was = getenv(RCO_OUTPUT_CHECKS_VARIABLE);
+	char kept[64];
+	snprintf(kept, sizeof kept, "%s", was ? was : "");
+	static const struct {
+		const char *value;
+		int status, mode;
+	} modes[] = {{NULL, 0, RCO_OUTPUT_CHECKS_ERROR}, {"error", 0, RCO_OUTPUT_CHECKS_ERROR},
+	             {"warn", 0, RCO_OUTPUT_CHECKS_WARN}, {"off", 0, RCO_OUTPUT_CHECKS_OFF},
+	             {"loud", RCO_ERROR_USAGE, -1}};
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		if (modes[i].value)
+			setenv(RCO_OUTPUT_CHECKS_VARIABLE, modes[i].value, 1);
+		else
+			unsetenv(RCO_OUTPUT_CHECKS_VARIABLE);
+		mode = -1;
+		char what[128];
+		snprintf(what, sizeof what, "rco_output_checks_default with the variable %s",
+		         modes[i].value ? modes[i].value : "unset");
+		CHECK_INT(rco_output_checks_default(&mode, &error), modes[i].status, what);
+		if (modes[i].status == 0)
+			CHECK_INT(mode, modes[i].mode, what);
+	}
+	CHECK_STR(error.message, RCO_OUTPUT_CHECKS_VARIABLE "=loud: expected error (the default), "
+	          "warn or off", "a value that is no mode: rco_open's message");
+	if (was)
+		setenv(RCO_OUTPUT_CHECKS_VARIABLE, kept, 1);
+	else
+		unsetenv(RCO_OUTPUT_CHECKS_VARIABLE);
 	rco_library *library = open_checked(fake_multi, 0, &capture, &status);
 	if (!library)
 		return;
