@@ -349,6 +349,14 @@ enum rco_output_checks {
  * programs that open builds for the user (the Python binding, torch.ops)
  * be switched without a change to them. */
 #define RCO_OUTPUT_CHECKS_VARIABLE "BUILD_CUSTOM_OP_OUTPUT_CHECKS"
+/* The mode rco_open takes from RCO_OUTPUT_CHECKS_VARIABLE when
+ * rco_options.output_checks is 0, read now: sets *mode (enum
+ * rco_output_checks, RCO_OUTPUT_CHECKS_ERROR when it is unset) and returns
+ * 0, or returns RCO_ERROR_USAGE with the message rco_open would give (when
+ * error is not NULL) for a value that is none of the modes.  Programs that
+ * act on the mode themselves (the Python binding's fill of new outputs,
+ * its sweep's notes) ask here instead of reading the variable. */
+int rco_output_checks_default(int *mode, struct rco_error *error);
 
 /* How to open a build.  Zero-initialised: the defaults. */
 struct rco_options {
@@ -402,6 +410,58 @@ long rco_print_buffer_size(const rco_library *library);
  * RCO_ERROR_ARGUMENT with the message rco_run would give. */
 int rco_check_argument_count(const rco_library *library, int op, int count,
                              struct rco_error *error);
+
+/* Names argument (0-based) of op as the call's messages name it: "relu
+ * argument 1 (Tensor x)", the argument as the op's schema writes it; -1:
+ * "relu's output".  The op is called name, as rco_run_named names it (NULL:
+ * its name in the build).  The one description of an argument that
+ * run-custom-op, the Python binding and the PyTorch bridge give.  Writes
+ * text (size bytes, NUL-terminated when size > 0) and returns the length of
+ * the whole text, as snprintf does; 0 (and "") for an op out of range or an
+ * argument below -1. */
+size_t rco_describe_argument(const rco_library *library, int op, const char *name, int argument,
+                             char *text, size_t size);
+/* A tensor as a caller finds it (a torch tensor, say), before it becomes
+ * a struct rco_tensor: what rco_accept_tensor decides on.  The names are
+ * the caller's own, for the message. */
+struct rco_tensor_description {
+	int on_host;            /* nonzero: in host memory (a CPU tensor) */
+	const char *device;     /* else where it is, as the caller names it ("cuda:0") */
+	int strided;            /* nonzero: dense, its layout given by sizes and strides */
+	const char *layout;     /* else its layout, as the caller names it ("torch.sparse_coo") */
+	int dtype;              /* enum rco_dtype, or -1 for a dtype the device does not have */
+	const char *dtype_name; /* the dtype, as the caller names it ("float64"), for -1 */
+	int rank;
+	const int64_t *sizes;   /* rank sizes, in elements; NULL: not known (rank 0) */
+	const int64_t *strides; /* rank strides, in elements; NULL: contiguous */
+	int computed;           /* nonzero: its values are computed on reading (a negated
+	                           view, a tensor of zeros without memory) */
+};
+/* Accepts or refuses tensor as argument (0-based; -1: the output) of op,
+ * called name as rco_run_named calls it (NULL: its name in the build).  A
+ * tensor is refused (RCO_ERROR_ARGUMENT, the message naming the argument as
+ * rco_describe_argument does and saying what to do: pass it with .cpu(),
+ * .to_dense(), convert its dtype) when it is not in host memory, not
+ * strided, of a dtype the device does not have, or of more than
+ * RCO_MAX_RANK dimensions.  An accepted tensor is used in place, or, when
+ * *copy is set, through a contiguous copy the caller makes (not contiguous,
+ * or computed).  Returns 0, or the status with *error filled in (when error
+ * is not NULL).  Formats nothing for a tensor it accepts.  The one decision
+ * of run-custom-op's inputs, the Python binding's and the PyTorch bridge's
+ * tensors. */
+int rco_accept_tensor(const rco_library *library, int op, const char *name, int argument,
+                      const struct rco_tensor_description *tensor, int *copy,
+                      struct rco_error *error);
+/* Checks the arguments and the output of a call as rco_run_named checks
+ * them (their count, each argument's kind, a number's range, each tensor's
+ * dtype, rank and layout, and an output that shares only part of an
+ * input's memory: the overlap check), without running the op: for a caller
+ * that must refuse a call before it changes anything.  Returns 0, or the
+ * status with *error filled in (when error is not NULL) as rco_run_named
+ * would fill it. */
+int rco_check_arguments(const rco_library *library, int op, const char *name,
+                        const struct rco_argument *arguments, int count,
+                        const struct rco_tensor *output, struct rco_error *error);
 
 /* The default time limit: the one rco_open was given. */
 #define RCO_DEFAULT_TIMEOUT (-1.0)
@@ -557,6 +617,13 @@ const char *rco_version(void);
  * int64, int16, uint8); NULL for any other index.  The one table of the
  * dtypes that the runner, its Python binding and the PyTorch bridge read. */
 const struct rco_dtype_info *rco_device_dtype(int index);
+/* Fills count elements of dtype (enum rco_dtype) at data so that the
+ * elements no core writes stand out: a quiet NaN in the floating dtypes
+ * (0x7fc00000, float16 0x7e00, bfloat16 0x7fc0), bytes 0xA5 in the integer
+ * ones.  run-custom-op, the Python binding and the PyTorch bridge fill each
+ * output they make with it before the kernel runs.  Returns 0, or
+ * RCO_ERROR_USAGE for a dtype the device does not have (nothing written). */
+int rco_fill_unwritten(int dtype, void *data, size_t count);
 
 #ifdef __cplusplus
 }

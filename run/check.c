@@ -51,6 +51,24 @@ const struct rco_dtype_info *rco_device_dtype(int index)
 	return index >= 0 && index < RCO_DTYPE_COUNT ? &dtypes[index] : NULL;
 }
 
+int rco_fill_unwritten(int dtype, void *data, size_t count)
+{
+	size_t size = check_dtype_size(dtype);
+	if (size == 0)
+		return RCO_ERROR_USAGE;
+	unsigned char *bytes = data;
+	if (dtype != RCO_FLOAT32 && dtype != RCO_FLOAT16 && dtype != RCO_BFLOAT16) {
+		memset(bytes, 0xA5, count * size);
+		return 0;
+	}
+	uint32_t single = 0x7fc00000u;
+	uint16_t half = dtype == RCO_FLOAT16 ? 0x7e00u : 0x7fc0u;
+	const void *nan = dtype == RCO_FLOAT32 ? (const void *)&single : (const void *)&half;
+	for (size_t i = 0; i < count; i++)
+		memcpy(bytes + i * size, nan, size);
+	return 0;
+}
+
 size_t check_dtype_size(int dtype)
 {
 	for (int i = 0; i < RCO_DTYPE_COUNT; i++)
@@ -105,6 +123,58 @@ static int check_tensor(const struct rco_tensor *tensor, int minimum_rank, const
 			expected *= tensor->sizes[d]; /* within the extent checked above */
 	}
 	return 0;
+}
+
+int check_accept(const struct rco_tensor_description *tensor, int *copy)
+{
+	*copy = 0;
+	if (!tensor->on_host)
+		return CHECK_NOT_ON_HOST;
+	if (!tensor->strided)
+		return CHECK_NOT_STRIDED;
+	if (check_dtype_size(tensor->dtype) == 0)
+		return CHECK_NOT_A_DTYPE;
+	if (tensor->rank < 0 || tensor->rank > RCO_MAX_RANK)
+		return CHECK_TOO_MANY_DIMENSIONS;
+	int64_t expected = 1;
+	for (int d = tensor->rank - 1; d >= 0 && tensor->sizes && tensor->strides; d--) {
+		if (tensor->sizes[d] == 0) {
+			*copy = 0; /* no element: any layout is contiguous */
+			break;
+		}
+		if (tensor->sizes[d] != 1 && tensor->strides[d] != expected)
+			*copy = 1;
+		expected *= tensor->sizes[d];
+	}
+	*copy |= tensor->computed != 0;
+	return 0;
+}
+
+int check_refuse(const struct op_record *op, const char *label, int argument,
+                 const struct rco_tensor_description *tensor, int problem,
+                 struct rco_error *error)
+{
+	char what[RCO_LABEL_SIZE + 320];
+	check_describe(op, label, argument, what, sizeof what);
+	if (problem == CHECK_NOT_ON_HOST)
+		return fail(error, op, argument, "%s is on %s; the emulated cores run on CPU tensors: "
+		            "pass it with .cpu()", what, tensor->device ? tensor->device : "a device");
+	if (problem == CHECK_NOT_STRIDED)
+		return fail(error, op, argument, "%s is a %s tensor; the device takes dense (strided) "
+		            "tensors: pass it with .to_dense()", what,
+		            tensor->layout ? tensor->layout : "non-strided");
+	if (problem == CHECK_NOT_A_DTYPE) {
+		char names[128] = "";
+		size_t used = 0;
+		for (int i = 0; i < RCO_DTYPE_COUNT && used < sizeof names; i++)
+			used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+			                         dtypes[i].name);
+		return fail(error, op, argument, "%s has dtype %s, which the device does not have (its "
+		            "dtypes: %s); convert it first, e.g. with .to(torch.float32)", what,
+		            tensor->dtype_name ? tensor->dtype_name : "unknown", names);
+	}
+	return fail(error, op, argument, "%s has %d dimensions; a device tensor has at most %d: "
+	            "reshape it", what, tensor->rank, RCO_MAX_RANK);
 }
 
 /* The bytes a tensor checked by check_tensor spans from its data. */
@@ -200,6 +270,20 @@ static int convert_number(const struct op_record *op, int index, const char *wha
 	return 0;
 }
 
+size_t check_describe(const struct op_record *op, const char *label, int index, char *text,
+                      size_t size)
+{
+	int length;
+	if (index < 0) {
+		length = snprintf(text, size, "%s's output", label);
+	} else {
+		char name[256];
+		op_argument_text(op, index, name, sizeof name);
+		length = snprintf(text, size, "%s argument %d (%s)", label, index + 1, name);
+	}
+	return length < 0 ? 0 : (size_t)length;
+}
+
 int check_arguments(const struct op_record *op, const struct rco_argument *arguments, int count,
                     const struct rco_tensor *output, struct customop_host_tensor *args,
                     struct check_scalars *scalars, struct customop_host_tensor *host_output,
@@ -214,9 +298,8 @@ int check_arguments(const struct op_record *op, const struct rco_argument *argum
 	if (count > 0 && !arguments)
 		return fail(error, op, -1, "%s: the arguments are missing (a NULL pointer)", label);
 	for (int i = 0; i < count; i++) {
-		char name[256], what[320];
-		op_argument_text(op, i, name, sizeof name);
-		snprintf(what, sizeof what, "%s argument %d (%s)", label, i + 1, name);
+		char what[RCO_LABEL_SIZE + 320];
+		check_describe(op, label, i, what, sizeof what);
 		const struct rco_argument *argument = &arguments[i];
 		int wants_tensor = op->kinds[i] == 'T';
 		if (argument->type != RCO_ARGUMENT_TENSOR && argument->type != RCO_ARGUMENT_INTEGER &&
@@ -242,8 +325,8 @@ int check_arguments(const struct op_record *op, const struct rco_argument *argum
 	}
 	if (!output)
 		return fail(error, op, -1, "%s: no output tensor given", label);
-	char what[128];
-	snprintf(what, sizeof what, "%s's output", label);
+	char what[RCO_LABEL_SIZE + 16];
+	check_describe(op, label, -1, what, sizeof what);
 	status = check_tensor(output, 0, what, op, -1, error);
 	if (status != 0)
 		return status;
@@ -252,11 +335,11 @@ int check_arguments(const struct op_record *op, const struct rco_argument *argum
 	for (int i = 0; i < count; i++) {
 		if (op->kinds[i] != 'T' || !overlap_in_part(&arguments[i].tensor, output))
 			continue;
-		char name[256];
-		op_argument_text(op, i, name, sizeof name);
-		return fail(error, op, i, "%s argument %d (%s) and %s share some of their memory: the "
-		            "cores would read elements they have already written; pass an output of its "
-		            "own, or the input itself", label, i + 1, name, what);
+		char input[RCO_LABEL_SIZE + 320];
+		check_describe(op, label, i, input, sizeof input);
+		return fail(error, op, i, "%s and %s share some of their memory: the cores would read "
+		            "elements they have already written; pass an output of its own, or the input "
+		            "itself", input, what);
 	}
 	memcpy(host_output, output, sizeof *host_output);
 	return 0;

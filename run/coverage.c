@@ -67,6 +67,18 @@ int coverage_mode(const struct rco_options *options, int *mode, struct rco_error
 	return 0;
 }
 
+int rco_output_checks_default(int *mode, struct rco_error *error)
+{
+	struct rco_error local;
+	if (!error)
+		error = &local;
+	error_clear(error);
+	struct rco_options options;
+	memset(&options, 0, sizeof options);
+	int ignored;
+	return coverage_mode(&options, mode ? mode : &ignored, error);
+}
+
 static int64_t element_count(const struct customop_host_tensor *tensor)
 {
 	int64_t count = 1;

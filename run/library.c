@@ -446,6 +446,66 @@ long rco_print_buffer_size(const rco_library *library)
 	return library ? library->print_limit : -1;
 }
 
+static void op_label(const char *name, const char *function, char *label, size_t size);
+
+size_t rco_describe_argument(const rco_library *library, int op, const char *name, int argument,
+                             char *text, size_t size)
+{
+	const struct op_record *record = op_at(library, op);
+	if (!record || argument < -1 || argument >= (int)strlen(record->kinds)) {
+		if (text && size > 0)
+			*text = '\0';
+		return 0;
+	}
+	char label[RCO_LABEL_SIZE];
+	op_label(name, record->name, label, sizeof label);
+	return check_describe(record, label, argument, text, size);
+}
+
+int rco_check_arguments(const rco_library *library, int op, const char *name,
+                        const struct rco_argument *arguments, int count,
+                        const struct rco_tensor *output, struct rco_error *error)
+{
+	struct rco_error local;
+	if (!error)
+		error = &local;
+	error_clear(error);
+	const struct op_record *record = op_at(library, op);
+	if (!record)
+		return error_set(error, RCO_ERROR_USAGE, NULL, "no op with index %d", op);
+	char label[RCO_LABEL_SIZE];
+	op_label(name, record->name, label, sizeof label);
+	struct customop_host_tensor args[RCO_MAX_ARGUMENTS], host_output;
+	struct check_scalars scalars;
+	return check_arguments(record, arguments, count, output, args, &scalars, &host_output, label,
+	                       error);
+}
+
+int rco_accept_tensor(const rco_library *library, int op, const char *name, int argument,
+                      const struct rco_tensor_description *tensor, int *copy,
+                      struct rco_error *error)
+{
+	struct rco_error local;
+	if (!error)
+		error = &local;
+	int ignored;
+	if (!copy)
+		copy = &ignored;
+	const struct op_record *record = op_at(library, op);
+	if (!record || !tensor) {
+		error_clear(error);
+		return error_set(error, RCO_ERROR_USAGE, NULL, "no op with index %d", op);
+	}
+	int problem = check_accept(tensor, copy);
+	if (problem == 0)
+		return 0;
+	/* The label and the message are made for a refusal only. */
+	error_clear(error);
+	char label[RCO_LABEL_SIZE];
+	op_label(name, record->name, label, sizeof label);
+	return check_refuse(record, label, argument, tensor, problem, error);
+}
+
 int rco_check_argument_count(const rco_library *library, int op, int count,
                              struct rco_error *error)
 {

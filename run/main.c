@@ -40,27 +40,6 @@ static int exit_status_of(int status)
 	return status == RCO_ERROR_USAGE || status == RCO_ERROR_ARGUMENT ? EXIT_USAGE : EXIT_FAILED;
 }
 
-/* Fills the output so that elements no core writes stand out: NaN for the
- * floating dtypes, bytes 0xA5 for the integer ones. */
-static void poison(struct npy_array *array)
-{
-	size_t size = npy_dtype_size(array->dtype);
-	unsigned char *bytes = array->data;
-	if (!npy_dtype_is_float(array->dtype)) {
-		memset(bytes, 0xA5, array->count * size);
-		return;
-	}
-	for (size_t i = 0; i < array->count; i++) {
-		if (array->dtype == NPY_FLOAT32) {
-			uint32_t nan = 0x7fc00000;
-			memcpy(bytes + i * 4, &nan, 4);
-		} else {
-			uint16_t nan = array->dtype == NPY_FLOAT16 ? 0x7e00 : 0x7fc0;
-			memcpy(bytes + i * 2, &nan, 2);
-		}
-	}
-}
-
 /* Picks the op from --op, or the only one; returns -1 after reporting. */
 static int choose_op(const struct run_options *options, const rco_library *library, int *status)
 {
@@ -115,7 +94,9 @@ static int make_output(const struct run_options *options, const rco_library *lib
 		fprintf(stderr, "run-custom-op: out of memory for the output\n");
 		return EXIT_FAILED;
 	}
-	poison(output);
+	struct rco_tensor tensor;
+	arguments_tensor_of(output, &tensor);
+	rco_fill_unwritten(tensor.dtype, output->data, output->count);
 	return 0;
 }
 

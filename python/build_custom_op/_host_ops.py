@@ -48,7 +48,8 @@ _RUNNER_HEADER = 'runcustomop.h'
 _MESSAGE_SIZE = 16384
 # The runner's functions the bridge calls, in the order of its struct Runner.
 _RUNNER_FUNCTIONS = ('rco_open', 'rco_close', 'rco_op_index', 'rco_op_kinds',
-                     'rco_op_signature', 'rco_run_named', 'rco_device_dtype')
+                     'rco_op_signature', 'rco_run_named', 'rco_device_dtype',
+                     'rco_fill_unwritten', 'rco_describe_argument', 'rco_accept_tensor')
 
 
 class RegistrationError(Exception):
@@ -114,9 +115,10 @@ def _run_error(status, core, signal, op, message):
 def _fills_outputs():
     """Whether new outputs are filled before the kernel runs (elements it
     does not write are then NaN): only when the runner's output checks,
-    set by BUILD_CUSTOM_OP_OUTPUT_CHECKS, do not make them an error.  (The
-    runner refuses a value other than error, warn and off itself.)"""
-    return os.environ.get('BUILD_CUSTOM_OP_OUTPUT_CHECKS') in ('warn', 'off')
+    which it takes from BUILD_CUSTOM_OP_OUTPUT_CHECKS, do not make them an
+    error.  (The runner refuses a value other than error, warn and off when
+    the build is opened.)"""
+    return runner._output_checks_from_environment() in ('warn', 'off')
 
 
 class _Bridge:

@@ -85,12 +85,31 @@ class _Options(ctypes.Structure):
                 ('threads', ctypes.c_int), ('stop_on_interrupt', ctypes.c_int)]
 
 
+class _TensorDescription(ctypes.Structure):
+    _fields_ = [('on_host', ctypes.c_int), ('device', ctypes.c_char_p), ('strided', ctypes.c_int),
+                ('layout', ctypes.c_char_p), ('dtype', ctypes.c_int),
+                ('dtype_name', ctypes.c_char_p), ('rank', ctypes.c_int),
+                ('sizes', ctypes.POINTER(ctypes.c_int64)),
+                ('strides', ctypes.POINTER(ctypes.c_int64)), ('computed', ctypes.c_int)]
+
+
 class _DtypeInfo(ctypes.Structure):
     _fields_ = [('name', ctypes.c_char_p), ('code', ctypes.c_int), ('size', ctypes.c_int)]
 
 
 # enum rco_output_checks
 _OUTPUT_CHECKS = {'error': 1, 'warn': 2, 'off': 3}
+
+
+def _output_checks_from_environment():
+    """'error', 'warn' or 'off': the output checks that a build opened
+    without output_checks gets from $BUILD_CUSTOM_OP_OUTPUT_CHECKS, as the
+    library reads it (rco_output_checks_default); None for a value the
+    library refuses (opening a build then fails, saying so)."""
+    mode = ctypes.c_int()
+    if _load().rco_output_checks_default(ctypes.byref(mode), None) != 0:
+        return None
+    return next(name for name, number in _OUTPUT_CHECKS.items() if number == mode.value)
 
 
 def _declare(library):
@@ -115,6 +134,22 @@ def _declare(library):
     library.rco_version.restype = ctypes.c_char_p
     library.rco_device_dtype.argtypes = [ctypes.c_int]
     library.rco_device_dtype.restype = ctypes.POINTER(_DtypeInfo)
+    library.rco_fill_unwritten.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
+    library.rco_fill_unwritten.restype = ctypes.c_int
+    library.rco_describe_argument.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
+                                              ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+    library.rco_describe_argument.restype = ctypes.c_size_t
+    library.rco_check_arguments.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
+                                            ctypes.POINTER(_Argument), ctypes.c_int,
+                                            ctypes.POINTER(_Tensor), ctypes.POINTER(_Error)]
+    library.rco_check_arguments.restype = ctypes.c_int
+    library.rco_output_checks_default.argtypes = [ctypes.POINTER(ctypes.c_int),
+                                                  ctypes.POINTER(_Error)]
+    library.rco_output_checks_default.restype = ctypes.c_int
+    library.rco_accept_tensor.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
+                                          ctypes.c_int, ctypes.POINTER(_TensorDescription),
+                                          ctypes.POINTER(ctypes.c_int), ctypes.POINTER(_Error)]
+    library.rco_accept_tensor.restype = ctypes.c_int
 
 
 _shared = None

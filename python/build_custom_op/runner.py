@@ -35,8 +35,8 @@ from build_custom_op import _profile
 from build_custom_op._run_binding import (  # noqa: F401
     LIBRARY_FILE, LIBRARY_VARIABLE, RunError, _MAX_RANK, _MAX_ARGUMENTS, _DEFAULT_TIMEOUT,
     _TENSOR, _INTEGER, _REAL, _LARGE_INTEGER, _TIMEOUT, _INTERRUPTED, _STATUS_NAMES, _Tensor,
-    _Argument, _Error, _PRINT_FUNCTION, _WARN_FUNCTION, _Options, _OUTPUT_CHECKS, _load,
-    _dtypes, _run_error, _error_of)
+    _Argument, _Error, _PRINT_FUNCTION, _WARN_FUNCTION, _Options, _TensorDescription,
+    _OUTPUT_CHECKS, _output_checks_from_environment, _load, _dtypes, _run_error, _error_of)
 
 __all__ = ['open', 'Library', 'Op', 'RunError', 'RunWarning', 'library_path']
 
@@ -71,22 +71,15 @@ def library_path():
 _torch = None
 _dtype_numbers = None
 _device_dtypes = None  # 'float32, bfloat16, ...', for messages
-# What a new output is filled with, so that elements no core writes stand
-# out: NaN for the floating dtypes, bytes 0xA5 for the integer ones.
-_poison = None
-_POISON_VALUES = {'float32': float('nan'), 'bfloat16': float('nan'), 'float16': float('nan'),
-                  'uint8': 0xA5, 'int8': -0x5B, 'int16': -0x5A5B, 'int32': -0x5A5A5A5B,
-                  'int64': -0x5A5A5A5A5A5A5A5B}
 
 
 def _torch_module():
-    global _torch, _dtype_numbers, _device_dtypes, _poison
+    global _torch, _dtype_numbers, _device_dtypes
     if _torch is None:
         import torch
         dtypes = _dtypes()
         _dtype_numbers = {getattr(torch, name): number for name, number, _ in dtypes}
         _device_dtypes = ', '.join(name for name, _, _ in dtypes)
-        _poison = {getattr(torch, name): value for name, value in _POISON_VALUES.items()}
         _torch = torch
     return _torch
 
@@ -143,15 +136,6 @@ def _after_fork():
 
 
 os.register_at_fork(after_in_child=_after_fork)
-
-
-def _overlap_in_part(a, b):
-    """Whether two contiguous tensors share some memory but are not the
-    same memory."""
-    a_begin, b_begin = a.data_ptr(), b.data_ptr()
-    a_end = a_begin + a.numel() * a.element_size()
-    b_end = b_begin + b.numel() * b.element_size()
-    return a_begin < b_end and b_begin < a_end and (a_begin, a_end) != (b_begin, b_end)
 
 
 def _mark_written(tensor):
@@ -294,20 +278,13 @@ class Library:
         return self.ops[index]
 
     def _describe(self, op, index):
-        """"relu argument 1 (Tensor x)" from the signature."""
-        parts, depth, start, signature = [], 0, 1, op.signature
-        for at in range(1, len(signature)):
-            character = signature[at]
-            if character in '([':
-                depth += 1
-            elif character in ')]' and at + 1 < len(signature):
-                depth -= 1
-            if (character == ',' and depth == 0) or at + 1 == len(signature):
-                parts.append(signature[start:at].strip())
-                start = at + 1
-        name = parts[index] if len(parts) == len(op.kinds) and index < len(parts) \
-            else f'argument {index + 1}'
-        return f'{op.name} argument {index + 1} ({name})'
+        """"relu argument 1 (Tensor x)", or for index None "relu's output",
+        as the library's messages name them (rco_describe_argument)."""
+        text = ctypes.create_string_buffer(1024)
+        self._shared.rco_describe_argument(self._handle, self._index[op.name], None,
+                                           -1 if index is None else index, text, len(text))
+        # An argument past the op's schema has no description of its own.
+        return text.value.decode(errors='replace') or f'{op.name} argument {index + 1}'
 
     def _tensor_of(self, value, place, op, slot):
         """Fills slot (a buffer and the offset of a _Tensor in it) with value
@@ -336,19 +313,20 @@ class Library:
         return value
 
     def _refuse_tensor(self, value, place, op):
-        what = f"{op.name}'s output" if place is None else self._describe(op, place)
-        if value.device.type != 'cpu':
-            raise RunError(f'{what} is on {value.device}; the emulated cores run on CPU tensors: '
-                           'give value.cpu()', op=op.name, kind='argument')
-        if value.dtype not in _dtype_numbers:
-            raise RunError(f'{what} is {value.dtype}, which is not a device dtype '
-                           f'({_device_dtypes}); convert it first, e.g. with '
-                           '.to(torch.float32)', op=op.name, kind='argument')
-        if value.layout != _torch.strided:
-            raise RunError(f'{what} is a {value.layout} tensor; the device takes dense (strided) '
-                           'tensors', op=op.name, kind='argument')
-        raise RunError(f'{what} has {value.dim()} dimensions; a device tensor has at most '
-                       f'{_MAX_RANK}', op=op.name, kind='argument')
+        """Raises the library's refusal of value (rco_accept_tensor), for a
+        tensor that is not a strided CPU tensor of a device dtype and at
+        most 8 dimensions: the tensors _tensor_of takes in place or copies
+        are those the library accepts."""
+        description = _TensorDescription(
+            on_host=value.device.type == 'cpu', device=str(value.device).encode(),
+            strided=value.layout == _torch.strided, layout=str(value.layout).encode(),
+            dtype=_dtype_numbers.get(value.dtype, -1),
+            dtype_name=str(value.dtype).replace('torch.', '').encode(), rank=value.dim())
+        if self._shared.rco_accept_tensor(self._handle, self._index[op.name], None,
+                                          -1 if place is None else place,
+                                          ctypes.byref(description), None,
+                                          self._error_pointer) != 0:
+            raise _error_of(self._error)
 
     def run(self, op, *args, out=None, shape=None, dtype=None, timeout=None, profile=False):
         """Runs op (a name or an Op) on every core at once and returns the output.
@@ -421,14 +399,12 @@ class Library:
             result, copy_back = self._output_for(record, out, shape, dtype, first_tensor, torch)
             written = self._tensor_of(result, None, record, self._output_slot)
             if out is not None:
-                if written is out:
-                    for i, used in enumerate(kept):
-                        if _overlap_in_part(used, out):
-                            raise RunError(f'{self._describe(record, i)} and out share some of '
-                                           'their memory: the cores would read elements they '
-                                           'have already written; give out a tensor of its '
-                                           'own, or the input itself', op=record.name,
-                                           kind='argument')
+                # Refused (an output sharing part of an input's memory, say)
+                # before out counts as written.
+                if written is out and self._shared.rco_check_arguments(
+                        self._handle, index, None, self._arguments_pointer, count,
+                        self._output_pointer, self._error_pointer) != 0:
+                    raise _error_of(self._error)
                 _mark_written(out)
             kept.append(written)
             try:
@@ -495,12 +471,12 @@ class Library:
                            op=record.name, kind='usage')
         if shape is not None:
             shape = self._sizes(shape, record)
-        poison = _poison.get(dtype if dtype is not None else first_tensor.dtype)
+        number = _dtype_numbers.get(dtype if dtype is not None else first_tensor.dtype)
         if shape is None and dtype is None and first_tensor.is_contiguous():
             result = torch.empty_like(first_tensor)
         else:
             result = torch.empty(tuple(first_tensor.shape if shape is None else shape),
                                  dtype=first_tensor.dtype if dtype is None else dtype)
-        if poison is not None:
-            result.fill_(poison)
+        if number is not None:   # else refused as an output the device cannot take
+            self._shared.rco_fill_unwritten(number, result.data_ptr(), result.numel())
         return result, None

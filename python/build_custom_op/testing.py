@@ -23,11 +23,12 @@ Imports torch.
 """
 
 import math
-import os
 import time
 import warnings
 
 import torch
+
+from build_custom_op import runner
 
 __all__ = ['sweep', 'SweepResult', 'SweepFailure', 'sizes_around']
 
@@ -238,8 +239,9 @@ def sweep(op, reference, *example_args, cores=8, zero=True, tie=True, rtol=1e-5,
                  if isinstance(argument, torch.Tensor)]
     tensors = [example_args[i] for i in positions]
     notes = []
-    if os.environ.get(_OUTPUT_CHECKS_VARIABLE) in ('warn', 'off'):
-        notes.append(f'the output checks are {os.environ[_OUTPUT_CHECKS_VARIABLE]} '
+    checks = runner._output_checks_from_environment()
+    if checks in ('warn', 'off'):
+        notes.append(f'the output checks are {checks} '
                      f'(${_OUTPUT_CHECKS_VARIABLE}): an element no core wrote shows only as NaN '
                      '(or 0xA5 bytes) in the output')
     generator = torch.Generator().manual_seed(seed)

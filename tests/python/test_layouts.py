@@ -26,6 +26,7 @@ COPIES = {
     (_run_binding, '_Error'): 'struct rco_error',
     (_run_binding, '_Options'): 'struct rco_options',
     (_run_binding, '_DtypeInfo'): 'struct rco_dtype_info',
+    (_run_binding, '_TensorDescription'): 'struct rco_tensor_description',
     (_profile, '_CoreStruct'): 'struct rco_core_profile',
     (_profile, '_HintStruct'): 'struct rco_profile_hint',
     (_profile, '_ProfileStruct'): 'struct rco_profile',

@@ -231,9 +231,10 @@ class RunnerTest(unittest.TestCase):
                          'a copied input is not the memory the output is written to')
         with self.assertRaises(runner.RunError) as caught:
             library.run('relu', torch.zeros(4, dtype=torch.float64))
-        self.assertEqual(caught.exception.message, 'relu argument 1 (Tensor x) is torch.float64, '
-                         'which is not a device dtype (float32, bfloat16, float16, int32, int8, '
-                         'int64, int16, uint8); convert it first, e.g. with .to(torch.float32)')
+        self.assertEqual(caught.exception.message, 'relu argument 1 (Tensor x) has dtype float64, '
+                         'which the device does not have (its dtypes: float32, bfloat16, float16, '
+                         'int32, int8, int64, int16, uint8); convert it first, e.g. with '
+                         '.to(torch.float32)')
         self.assertEqual((caught.exception.kind, caught.exception.op), ('argument', 'relu'))
 
     def test_outputs(self):
@@ -601,9 +602,9 @@ class RunnerTest(unittest.TestCase):
         with self.assertRaises(runner.RunError) as caught:
             library.run('relu', base[:150], out=base[50:])
         self.assertEqual((caught.exception.message, caught.exception.kind),
-                         ('relu argument 1 (Tensor x) and out share some of their memory: the '
-                          'cores would read elements they have already written; give out a '
-                          'tensor of its own, or the input itself', 'argument'))
+                         ("relu argument 1 (Tensor x) and relu's output share some of their "
+                          'memory: the cores would read elements they have already written; pass '
+                          'an output of its own, or the input itself', 'argument'))
         self.assertTrue(torch.equal(base, before), 'refused before the kernel ran')
         same = base[:150]
         self.assertIs(library.run('relu', same, out=same), same)
@@ -618,7 +619,7 @@ class RunnerTest(unittest.TestCase):
              'argument', 'axpby argument 5 (int n): 12.0 is not an integer'),
             (lambda: library.run('relu', torch.ones(4).to_sparse()), 'argument',
              'relu argument 1 (Tensor x) is a torch.sparse_coo tensor; the device takes dense '
-             '(strided) tensors'),
+             '(strided) tensors: pass it with .to_dense()'),
             (lambda: library.run('relu', x, out=torch.zeros(1).expand(10)), 'argument',
              "relu's output has elements that share memory (an expanded tensor): the cores "
              'would write each of them more than once; give out a tensor of its own'),

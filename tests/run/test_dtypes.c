@@ -2,8 +2,10 @@
  * (include/runcustomop.h) numbers them as enum customop_host_dtype
  * (neuron/host_abi.h) does, the library's table (rco_device_dtype) gives
  * each its number and size, and run/npy.c numbers, names and sizes them
- * in the table's order (run/arguments.c relies on it). */
+ * in the table's order (run/arguments.c relies on it); rco_fill_unwritten
+ * fills each dtype with its value. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -82,5 +84,43 @@ int main(void)
 			others++;
 	}
 	CHECK_INT(others, 0, "no size for a number that is not a device dtype's");
+
+	/* The fill of a new output: a quiet NaN of each floating dtype, bytes 0xA5 else. */
+	static const unsigned char filled[RCO_DTYPE_COUNT][8] = {
+		{0x00, 0x00, 0xc0, 0x7f}, {0xc0, 0x7f}, {0x00, 0x7e}, {0xa5, 0xa5, 0xa5, 0xa5},
+		{0xa5}, {0xa5, 0xa5, 0xa5, 0xa5, 0xa5, 0xa5, 0xa5, 0xa5}, {0xa5, 0xa5}, {0xa5},
+	};
+	for (int i = 0; i < RCO_DTYPE_COUNT; i++) {
+		unsigned char bytes[3 * 8 + 1];
+		memset(bytes, 0x11, sizeof bytes);
+		int size = expected[i].size;
+		snprintf(what, sizeof what, "rco_fill_unwritten fills 3 %s elements, no byte more",
+		         expected[i].name);
+		CHECK_INT(rco_fill_unwritten(expected[i].code, bytes, 3), 0, what);
+		int same = bytes[3 * size] == 0x11;
+		for (int e = 0; e < 3; e++) {
+			unsigned char element[8];
+			memcpy(element, filled[i], (size_t)size);
+			if (expected[i].code == RCO_FLOAT32 || expected[i].code == RCO_FLOAT16 ||
+			    expected[i].code == RCO_BFLOAT16) { /* little-endian bytes above */
+				unsigned char host[8];
+				if (size == 4) {
+					uint32_t value = (uint32_t)element[0] | (uint32_t)element[1] << 8 |
+					                 (uint32_t)element[2] << 16 | (uint32_t)element[3] << 24;
+					memcpy(host, &value, 4);
+				} else {
+					uint16_t value = (uint16_t)(element[0] | element[1] << 8);
+					memcpy(host, &value, 2);
+				}
+				memcpy(element, host, (size_t)size);
+			}
+			same &= memcmp(bytes + e * size, element, (size_t)size) == 0;
+		}
+		CHECK(same, what);
+	}
+	unsigned char untouched = 0x11;
+	CHECK_INT(rco_fill_unwritten(7, &untouched, 1), RCO_ERROR_USAGE,
+	          "rco_fill_unwritten refuses a dtype the device does not have");
+	CHECK_INT(untouched, 0x11, "and writes nothing then");
 	return check_failures != 0;
 }

@@ -1262,7 +1262,17 @@ static void test_overlap(void)
 	                     "an output one element past its input is refused");
 	CHECK_INT(last_argument, 0, "the error names the argument");
 	CHECK_STR(floats_text(buffer, 7), "out: 1 2 3 4 5 6 7", "and nothing was written");
+	int scale2 = rco_op_index(library, "scale2");
+	CHECK_INT(rco_check_arguments(library, scale2, "ns::scale2", &x, 1, &shifted, &error),
+	          RCO_ERROR_ARGUMENT, "rco_check_arguments refuses it without running");
+	CHECK_STR(error.message, "ns::scale2 argument 1 (Tensor x) and ns::scale2's output share "
+	          "some of their memory: the cores would read elements they have already written; "
+	          "pass an output of its own, or the input itself", "with rco_run's message");
+	CHECK_INT(error.argument, 0, "naming the argument");
 	struct rco_tensor same = float_tensor(buffer, 6);
+	CHECK_INT(rco_check_arguments(library, scale2, NULL, &x, 1, &same, &error), 0,
+	          "rco_check_arguments takes the input itself as the output");
+	CHECK_STR(floats_text(buffer, 7), "out: 1 2 3 4 5 6 7", "and runs nothing");
 	CHECK_INT(rco_run(library, 0, &x, 1, &same, 0, &error), 0, "the input itself as the output runs");
 	CHECK_STR(floats_text(buffer, 7), "out: 2 4 6 8 10 12 7", "in place");
 	struct rco_tensor after = float_tensor(buffer + 6, 1);
@@ -1270,6 +1280,34 @@ static void test_overlap(void)
 	CHECK_INT(rco_run(library, 0, &first, 1, &after, 0, &error), 0,
 	          "an output just past its input runs");
 	CHECK_STR(floats_text(buffer, 7), "out: 2 4 6 8 10 12 4", "into its own memory");
+	rco_close(library);
+}
+
+static void test_describe_argument(void)
+{
+	rco_library *library = open_build(fake_single, 0, NULL);
+	if (!library)
+		return;
+	int scale2 = rco_op_index(library, "scale2");
+	char text[128];
+	CHECK_INT(rco_describe_argument(library, scale2, NULL, 0, text, sizeof text),
+	          strlen("scale2 argument 1 (Tensor x)"), "an argument's description: its length");
+	CHECK_STR(text, "scale2 argument 1 (Tensor x)", "the op, the argument's number and schema");
+	rco_describe_argument(library, scale2, NULL, -1, text, sizeof text);
+	CHECK_STR(text, "scale2's output", "-1: the output");
+	rco_describe_argument(library, scale2, "ns::scale2", 0, text, sizeof text);
+	CHECK_STR(text, "ns::scale2 argument 1 (Tensor x)", "the op as the caller calls it");
+	rco_describe_argument(library, scale2, "ns::twice", 0, text, sizeof text);
+	CHECK_STR(text, "ns::twice (kernel scale2) argument 1 (Tensor x)",
+	          "with its kernel's name when that is another");
+	CHECK_INT(rco_describe_argument(library, scale2, NULL, 0, text, 7), 28,
+	          "a short buffer: the whole length");
+	CHECK_STR(text, "scale2", "and the text cut");
+	CHECK_INT(rco_describe_argument(library, scale2, NULL, 1, text, sizeof text), 0,
+	          "no argument 2: nothing");
+	CHECK_STR(text, "", "an empty text");
+	CHECK_INT(rco_describe_argument(library, -1, NULL, 0, text, sizeof text), 0,
+	          "no op -1: nothing");
 	rco_close(library);
 }
 
@@ -1662,6 +1700,35 @@ static void test_output_checks(void)
 	struct capture capture;
 	memset(&capture, 0, sizeof capture);
 	int status;
+	int mode = -1;
+	const char *was = getenv(RCO_OUTPUT_CHECKS_VARIABLE);
+	char kept[64];
+	snprintf(kept, sizeof kept, "%s", was ? was : "");
+	static const struct {
+		const char *value;
+		int status, mode;
+	} modes[] = {{NULL, 0, RCO_OUTPUT_CHECKS_ERROR}, {"error", 0, RCO_OUTPUT_CHECKS_ERROR},
+	             {"warn", 0, RCO_OUTPUT_CHECKS_WARN}, {"off", 0, RCO_OUTPUT_CHECKS_OFF},
+	             {"loud", RCO_ERROR_USAGE, -1}};
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		if (modes[i].value)
+			setenv(RCO_OUTPUT_CHECKS_VARIABLE, modes[i].value, 1);
+		else
+			unsetenv(RCO_OUTPUT_CHECKS_VARIABLE);
+		mode = -1;
+		char what[128];
+		snprintf(what, sizeof what, "rco_output_checks_default with the variable %s",
+		         modes[i].value ? modes[i].value : "unset");
+		CHECK_INT(rco_output_checks_default(&mode, &error), modes[i].status, what);
+		if (modes[i].status == 0)
+			CHECK_INT(mode, modes[i].mode, what);
+	}
+	CHECK_STR(error.message, RCO_OUTPUT_CHECKS_VARIABLE "=loud: expected error (the default), "
+	          "warn or off", "a value that is no mode: rco_open's message");
+	if (was)
+		setenv(RCO_OUTPUT_CHECKS_VARIABLE, kept, 1);
+	else
+		unsetenv(RCO_OUTPUT_CHECKS_VARIABLE);
 	rco_library *library = open_checked(fake_multi, 0, &capture, &status);
 	if (!library)
 		return;
@@ -1840,6 +1907,7 @@ int main(int argc, char **argv)
 	test_caller_stack();
 	test_strides();
 	test_overlap();
+	test_describe_argument();
 	test_interrupt();
 	test_no_leak_per_fault();
 	test_threads();

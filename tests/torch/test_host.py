@@ -328,16 +328,16 @@ class HostTest(unittest.TestCase):
         dtypes = 'float32, bfloat16, float16, int32, int8, int64, int16, uint8'
         cases = [
             (lambda: scale(torch.ones(3, dtype=torch.float64), 1, 1.0, 1), ValueError,
-             'argument 1 (Tensor) of test_ops::scale has dtype float64, which the device does '
-             f'not have; its dtypes are {dtypes}'),
+             'test_ops::scale argument 1 (Tensor _0) has dtype float64, which the device does '
+             f'not have (its dtypes: {dtypes}); convert it first, e.g. with .to(torch.float32)'),
             (lambda: scale(torch.ones(3, dtype=torch.bool), 1, 1.0, 1), ValueError,
-             'argument 1 (Tensor) of test_ops::scale has dtype bool, which the device does not '
-             f'have; its dtypes are {dtypes}'),
+             'test_ops::scale argument 1 (Tensor _0) has dtype bool, which the device does not '
+             f'have (its dtypes: {dtypes}); convert it first, e.g. with .to(torch.float32)'),
             (lambda: scale(torch.ones(3).to_sparse(), 1, 1.0, 1), ValueError,
-             'argument 1 (Tensor) of test_ops::scale is a torch.sparse_coo tensor; the device '
-             'takes dense (strided) tensors'),
+             'test_ops::scale argument 1 (Tensor _0) is a torch.sparse_coo tensor; the device '
+             'takes dense (strided) tensors: pass it with .to_dense()'),
             (lambda: scale(x, 1j, 1.0, 1), TypeError,
-             'argument 2 (Scalar) of test_ops::scale must be a real number, not complex'),
+             'test_ops::scale argument 2 (number _1) must be a real number, not complex'),
             (lambda: scale(x, 1, 1.0, 2**40), runner.RunError,
              'test_ops::scale argument 4 (int _3): 1099511627776 is out of the int32 range'),
             (lambda: scale(x, 1, 1e39, 1), runner.RunError,
@@ -470,9 +470,10 @@ class HostTest(unittest.TestCase):
         self.assertSameBits(torch.ops.test_caller.call_twice(x), x * 2)
         with self.assertRaises(ValueError) as caught:
             torch.ops.test_caller.call_twice(torch.ones(2, dtype=torch.float64))
-        self.assertEqual(str(caught.exception), 'argument 1 (Tensor) of test_ops::twice has '
-                         'dtype float64, which the device does not have; its dtypes are '
-                         'float32, bfloat16, float16, int32, int8, int64, int16, uint8')
+        self.assertEqual(str(caught.exception), 'test_ops::twice argument 1 (Tensor _0) has '
+                         'dtype float64, which the device does not have (its dtypes: '
+                         'float32, bfloat16, float16, int32, int8, int64, int16, uint8)'
+                         '; convert it first, e.g. with .to(torch.float32)')
 
     def test_a_cpp_thread_calling_while_python_holds_the_gil(self):
         """test_caller::fault_on_a_thread (tests/torch/fixtures/shape_other.cpp)

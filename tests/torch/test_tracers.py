@@ -140,14 +140,15 @@ class TracerTest(fixture.SameBits, unittest.TestCase):
         torch._lazy.ts_backend.init()   # a backend this machine has: 'lazy'
         relu = torch.ops.my_ops.relu_forward
         cases = [
-            (torch.ones(2, 3, device='lazy'), 'argument 1 (Tensor) of my_ops::relu_forward is '
-             'on lazy:0; the host emulator runs on CPU tensors: pass it with .cpu()'),
-            (torch.ones(2, 3).to_sparse(), 'argument 1 (Tensor) of my_ops::relu_forward is a '
-             'torch.sparse_coo tensor; the device takes dense (strided) tensors'),
+            (torch.ones(2, 3, device='lazy'), 'my_ops::relu_forward argument 1 (Tensor _0) is '
+             'on lazy:0; the emulated cores run on CPU tensors: pass it with .cpu()'),
+            (torch.ones(2, 3).to_sparse(), 'my_ops::relu_forward argument 1 (Tensor _0) is a '
+             'torch.sparse_coo tensor; the device takes dense (strided) tensors: pass it with '
+             '.to_dense()'),
             (torch.quantize_per_tensor(torch.ones(3), 0.5, 0, torch.qint8),
-             'argument 1 (Tensor) of my_ops::relu_forward has dtype qint8, which the device '
-             'does not have; its dtypes are float32, bfloat16, float16, int32, int8, int64, '
-             'int16, uint8'),
+             'my_ops::relu_forward argument 1 (Tensor _0) has dtype qint8, which the device '
+             'does not have (its dtypes: float32, bfloat16, float16, int32, int8, int64, '
+             'int16, uint8); convert it first, e.g. with .to(torch.float32)'),
         ]
         for index, (tensor, message) in enumerate(cases):
             with self.subTest(case=index):
@@ -182,9 +183,10 @@ class TracerTest(fixture.SameBits, unittest.TestCase):
                              ('meta', torch.float32, result, True))
         with self.assertRaises(ValueError) as caught:
             torch.ops.my_ops.relu_forward(torch.empty(3, device='meta', dtype=torch.float64))
-        self.assertEqual(str(caught.exception), 'argument 1 (Tensor) of my_ops::relu_forward '
-                         'has dtype float64, which the device does not have; its dtypes are '
-                         'float32, bfloat16, float16, int32, int8, int64, int16, uint8')
+        self.assertEqual(str(caught.exception), 'my_ops::relu_forward argument 1 (Tensor _0) '
+                         'has dtype float64, which the device does not have (its dtypes: '
+                         'float32, bfloat16, float16, int32, int8, int64, int16, uint8)'
+                         '; convert it first, e.g. with .to(torch.float32)')
 
     def test_fake_tensor_mode(self):
         torch = self.torch

@@ -96,6 +96,10 @@ struct Runner {
     int (*run_named)(rco_library *, int, const char *, const struct rco_argument *, int,
                      const struct rco_tensor *, double, struct rco_error *);
     const struct rco_dtype_info *(*device_dtype)(int);
+    int (*fill_unwritten)(int, void *, size_t);
+    size_t (*describe_argument)(const rco_library *, int, const char *, int, char *, size_t);
+    int (*accept_tensor)(const rco_library *, int, const char *, int,
+                         const struct rco_tensor_description *, int *, struct rco_error *);
 };
 
 Runner runner;
@@ -346,6 +350,29 @@ public:
         return status;
     }
 
+    /* How messages name argument (0-based) of op index, called name
+     * ("ns::op argument 1 (Tensor x)"); with the lock held, as a call
+     * that reopens the build replaces the runner's library. */
+    std::string describe(int index, const char *name, int argument)
+    {
+        char text[RCO_LABEL_SIZE + 320];
+        pthread_mutex_lock(&lock_);
+        runner.describe_argument(handle_, index, name, argument, text, sizeof text);
+        pthread_mutex_unlock(&lock_);
+        return text[0] ? text : std::string(name) + " argument " + std::to_string(argument + 1);
+    }
+
+    /* rco_accept_tensor of argument (0-based; -1: the output) of op index,
+     * called name; with the lock held, as describe. */
+    int accept(int index, const char *name, int argument,
+               const struct rco_tensor_description *tensor, int *copy, struct rco_error *error)
+    {
+        pthread_mutex_lock(&lock_);
+        int status = runner.accept_tensor(handle_, index, name, argument, tensor, copy, error);
+        pthread_mutex_unlock(&lock_);
+        return status;
+    }
+
     /* After fork(): the child has one thread, and the lock may have been
      * held by another of the parent's; the library is the parent's (closing
      * it in the child frees nothing the parent uses), so the next call opens
@@ -440,48 +467,76 @@ void keep_for_ever(const at::Tensor *tensors, size_t count)
 
 /* ---- the checks of the arguments -------------------------------------------- */
 
-/* "argument 2 (Scalar) of ns::op", with the type the op's schema gives it. */
-std::string describe(const c10::OperatorHandle &op, size_t index)
+/* "ns::op argument 2 (Scalar a)": the argument as the runner's messages
+ * name it (called on a refusal only). */
+std::string describe(const OpEntry &entry, size_t index)
 {
-    return "argument " + std::to_string(index + 1) + " (" +
-           op.schema().arguments()[index].type()->str() + ") of " + op.schema().name();
+    std::shared_ptr<const Binding> binding = binding_of(entry);
+    return binding->library->describe(binding->index, entry.qualified.c_str(),
+                                      static_cast<int>(index));
 }
 
-/* Refuses (c10::ValueError) a tensor argument the cores cannot take:
- * undefined, not dense or of a dtype the device does not have, and, when
- * on_cpu, not on the CPU.  Returns the runner's dtype of it. */
-int check_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op, size_t index,
-                 bool on_cpu)
+/* Refuses (c10::ValueError) a tensor argument the cores cannot take, as
+ * the runner decides (rco_accept_tensor): undefined, not dense, of a dtype
+ * the device does not have, of more dimensions than a device tensor, and,
+ * when on_cpu, not on the CPU.  Returns the runner's dtype of it, and sets
+ * *copy when the cores must use a contiguous copy.  Nothing is formatted
+ * for a tensor the runner accepts. */
+int check_tensor(const at::Tensor &tensor, const OpEntry &entry, size_t index, bool on_cpu,
+                 int *copy = nullptr)
 {
-    TORCH_CHECK_VALUE(tensor.defined(), describe(op, index), " is an undefined tensor");
-    TORCH_CHECK_VALUE(!on_cpu || tensor.device().is_cpu(), describe(op, index), " is on ",
-                      tensor.device(), "; the host emulator runs on CPU tensors: pass it with "
-                      ".cpu()");
-    TORCH_CHECK_VALUE(tensor.layout() == at::kStrided, describe(op, index), " is a ",
-                      layout_name(tensor.layout()), " tensor; the device takes dense (strided) "
-                      "tensors");
-    int dtype = rco_dtype_of(tensor.scalar_type());
-    TORCH_CHECK_VALUE(dtype >= 0, describe(op, index), " has dtype ",
-                      dtype_name(tensor.scalar_type()), ", which the device does not have; its "
-                      "dtypes are ", device_dtypes());
-    return dtype;
+    TORCH_CHECK_VALUE(tensor.defined(), describe(entry, index), " is an undefined tensor");
+    struct rco_tensor_description description;
+    description.on_host = !on_cpu || tensor.device().is_cpu();
+    description.device = nullptr;
+    description.strided = tensor.layout() == at::kStrided;
+    description.layout = nullptr;
+    description.dtype = rco_dtype_of(tensor.scalar_type());
+    description.dtype_name = nullptr;
+    description.rank = static_cast<int>(tensor.dim());
+    // The layout matters to a call only (a Meta tensor may have symbolic sizes).
+    bool with_layout = copy && description.strided;
+    description.sizes = with_layout ? tensor.sizes().data() : nullptr;
+    description.strides = with_layout ? tensor.strides().data() : nullptr;
+    description.computed = tensor.is_neg();
+    int ignored;
+    std::shared_ptr<const Binding> binding = binding_of(entry);
+    struct rco_error error;
+    const char *name = entry.qualified.c_str();
+    int argument = static_cast<int>(index);
+    if (binding->library->accept(binding->index, name, argument, &description,
+                                 copy ? copy : &ignored, &error) == 0)
+        return description.dtype;
+    // Refused: the names the message gives, and the runner's message.
+    std::ostringstream device;
+    device << tensor.device();
+    std::string device_name = device.str(), layout = layout_name(tensor.layout()),
+                dtype = dtype_name(tensor.scalar_type());
+    description.device = device_name.c_str();
+    description.layout = layout.c_str();
+    description.dtype_name = dtype.c_str();
+    binding->library->accept(binding->index, name, argument, &description, &ignored, &error);
+    TORCH_CHECK_VALUE(false, error.message);
 }
 
 /* A tensor argument as the cores take it (see check_tensor); a negative
  * view resolved and other layouts copied to contiguous memory (a dtype is
  * never converted).  Returns the tensor whose memory the cores use. */
-at::Tensor usable_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op, size_t index,
+at::Tensor usable_tensor(const at::Tensor &tensor, const OpEntry &entry, size_t index,
                          struct rco_tensor *out)
 {
-    int dtype = check_tensor(tensor, op, index, true);
-    at::Tensor used = tensor.is_neg() ? tensor.resolve_neg() : tensor;
-    if (!used.is_contiguous())
-        used = used.contiguous();
+    int copy = 0;
+    int dtype = check_tensor(tensor, entry, index, true, &copy);
+    at::Tensor used = tensor;
+    if (copy) {
+        used = tensor.is_neg() ? tensor.resolve_neg() : tensor;
+        if (!used.is_contiguous())
+            used = used.contiguous();
+    }
     int rank = static_cast<int>(used.dim());
     out->dtype = dtype;
     out->rank = rank;
-    int shown = rank < RCO_MAX_RANK ? rank : RCO_MAX_RANK;
-    for (int d = 0; d < shown; d++) {
+    for (int d = 0; d < rank; d++) {
         out->sizes[d] = used.size(d);
         out->strides[d] = used.stride(d);
     }
@@ -490,7 +545,7 @@ at::Tensor usable_tensor(const at::Tensor &tensor, const c10::OperatorHandle &op
 }
 
 /* A number argument: the runner converts it by the schema's kind. */
-void number_argument(const c10::IValue &value, const c10::OperatorHandle &op, size_t index,
+void number_argument(const c10::IValue &value, const OpEntry &entry, size_t index,
                      struct rco_argument *out)
 {
     out->text = nullptr;
@@ -504,7 +559,7 @@ void number_argument(const c10::IValue &value, const c10::OperatorHandle &op, si
         out->type = RCO_ARGUMENT_REAL;
         out->real = value.toDouble();
     } else {
-        TORCH_CHECK_TYPE(false, describe(op, index), " must be a real number, not ",
+        TORCH_CHECK_TYPE(false, describe(entry, index), " must be a real number, not ",
                          value.isComplexDouble() ? "complex" : value.tagKind());
     }
 }
@@ -596,32 +651,6 @@ at::Tensor output_of(c10::IValue result, const OpEntry &entry)
     return at::empty(shape.sizes(), at::TensorOptions().dtype(shape.scalar_type()));
 }
 
-/* Fills a new output so that the elements no core writes stand out: NaN
- * in the floating dtypes, bytes 0xA5 in the others. */
-void poison(const at::Tensor &output)
-{
-    size_t count = static_cast<size_t>(output.numel());
-    void *data = output.data_ptr();
-    switch (output.scalar_type()) {
-    case at::kFloat: {
-        uint32_t nan = 0x7fc00000u;
-        uint32_t *values = static_cast<uint32_t *>(data);
-        for (size_t i = 0; i < count; i++)
-            values[i] = nan;
-        break;
-    }
-    case at::kHalf: case at::kBFloat16: {
-        uint16_t nan = output.scalar_type() == at::kHalf ? 0x7e00u : 0x7fc0u;
-        uint16_t *values = static_cast<uint16_t *>(data);
-        for (size_t i = 0; i < count; i++)
-            values[i] = nan;
-        break;
-    }
-    default:
-        memset(data, 0xa5, output.nbytes());
-    }
-}
-
 /* CPU: runs the op's compute function on the emulated cores. */
 class RunKernel final : public c10::OperatorKernel {
 public:
@@ -641,16 +670,16 @@ public:
             char kind = binding->kinds[i];
             if (kind == 'T') {
                 arguments[i].type = RCO_ARGUMENT_TENSOR;
-                used[i] = usable_tensor(values[i].toTensor(), op, i, &arguments[i].tensor);
+                used[i] = usable_tensor(values[i].toTensor(), entry, i, &arguments[i].tensor);
             } else {
-                number_argument(values[i], op, i, &arguments[i]);
+                number_argument(values[i], entry, i, &arguments[i]);
             }
         }
         at::Tensor output = output_of(shape_function_result(op, values), entry);
-        if (binding->library->fills_outputs())
-            poison(output);
         struct rco_tensor out;
         out.dtype = rco_dtype_of(output.scalar_type());
+        if (binding->library->fills_outputs())
+            runner.fill_unwritten(out.dtype, output.data_ptr(), static_cast<size_t>(output.numel()));
         out.rank = static_cast<int>(output.dim());
         int shown = out.rank < RCO_MAX_RANK ? out.rank : RCO_MAX_RANK;
         for (int d = 0; d < shown; d++) {
@@ -689,9 +718,9 @@ public:
         auto values = torch::jit::last(*stack, count);
         for (size_t i = 0; i < count; i++) {
             if (values[i].isTensor())
-                check_tensor(values[i].toTensor(), op, i, false);
+                check_tensor(values[i].toTensor(), *entry_, i, false);
             else
-                TORCH_CHECK_TYPE(!values[i].isComplexDouble(), describe(op, i),
+                TORCH_CHECK_TYPE(!values[i].isComplexDouble(), describe(*entry_, i),
                                  " must be a real number, not complex");
         }
         at::Tensor shape = shape_of(has_symbolic_sizes(values)
@@ -721,7 +750,7 @@ public:
         auto values = torch::jit::last(*stack, count);
         for (size_t i = 0; i < count; i++)
             if (values[i].isTensor())
-                check_tensor(values[i].toTensor(), op, i, true);
+                check_tensor(values[i].toTensor(), *entry_, i, true);
         TORCH_CHECK_VALUE(false, entry_->qualified, " was called for dispatch key ",
                           keys.highestPriorityTypeId(), "; the host emulator runs on dense CPU "
                           "tensors");
@@ -1022,7 +1051,7 @@ int register_op(const std::shared_ptr<HostLibrary> &library, const std::string &
 
 /* ---- the C functions build_custom_op calls (through ctypes) ---------------- */
 
-/* Sets libruncustomop's functions (runner: seven function pointers in the
+/* Sets libruncustomop's functions (runner: ten function pointers in the
  * order of struct Runner) and the Python hooks (NULL: none); called once,
  * with the GIL held when hooks are given.  Returns 0. */
 BRIDGE_EXPORT int torch_bridge_init(const void *functions, PyObject *print, PyObject *error)
