@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -1325,12 +1326,24 @@ struct later_signal {
 	pthread_t thread;        /* where to send it */
 	int signal_number;       /* 0: rco_stop */
 	rco_library *library;
-	useconds_t delay;
+	useconds_t delay;        /* after the kernel said it started, when it says so */
+	int wait_started;        /* mischief 5 and 6 say so (MISCHIEF_STARTED_FD) */
 };
+
+/* The pipe mischief 5 and 6 write a byte into as they start to loop or
+ * block, so that the signal is sent during the call, however long the
+ * call takes to start on a busy machine. */
+static int started_pipe[2] = {-1, -1};
 
 static void *send_later(void *argument)
 {
 	struct later_signal *later = argument;
+	if (later->wait_started) {
+		struct pollfd readable = {.fd = started_pipe[0], .events = POLLIN};
+		char byte;
+		if (poll(&readable, 1, 60000) == 1 && read(started_pipe[0], &byte, 1) != 1)
+			perror("test_library: the started pipe");
+	}
 	usleep(later->delay);
 	if (later->signal_number)
 		pthread_kill(later->thread, later->signal_number);
@@ -1344,7 +1357,8 @@ static void *send_later(void *argument)
 static int run_interrupted(rco_library *library, int how, int core, int signal_number,
                            useconds_t delay, double timeout, float *out)
 {
-	struct later_signal later = {pthread_self(), signal_number, library, delay};
+	struct later_signal later = {pthread_self(), signal_number, library, delay,
+	                             how == 5 || how == 6};
 	pthread_t sender;
 	pthread_create(&sender, NULL, send_later, &later);
 	struct rco_argument extra[2] = {integer_argument(how), integer_argument(core)};
@@ -1361,6 +1375,13 @@ static void test_interrupt(void)
 	sigemptyset(&counting.sa_mask);
 	sigaction(SIGINT, &counting, &previous);
 	float out[10];
+	char descriptor[32];
+	if (pipe(started_pipe) != 0)
+		perror("test_library: pipe");
+	fcntl(started_pipe[0], F_SETFD, FD_CLOEXEC);
+	fcntl(started_pipe[1], F_SETFD, FD_CLOEXEC);
+	snprintf(descriptor, sizeof descriptor, "%d", started_pipe[1]);
+	setenv("MISCHIEF_STARTED_FD", descriptor, 1);
 
 	rco_library *library = open_with(mischief_single, 0, 1, 0);
 	if (library) {
@@ -1400,7 +1421,7 @@ static void test_interrupt(void)
 	/* Without stop_on_interrupt, SIGINT is the process's at once. */
 	library = open_with(mischief_single, 0, 0, 0);
 	if (library) {
-		int status = run_interrupted(library, 5, 0, SIGINT, 100000, 0.3, out);
+		int status = run_interrupted(library, 5, 0, SIGINT, 100000, 1.5, out);
 		CHECK_INT(status, RCO_ERROR_TIMEOUT, "without stop_on_interrupt SIGINT does not stop the op");
 		CHECK_INT(interrupt_calls, 4, "it goes to the process's handler as it comes");
 		rco_close(library);
@@ -1435,6 +1456,9 @@ static void test_interrupt(void)
 	CHECK(counting.sa_handler == count_interrupt,
 	      "after rco_close the process's SIGINT handler is back");
 	sigaction(SIGINT, &previous, NULL);
+	unsetenv("MISCHIEF_STARTED_FD");
+	close(started_pipe[0]);
+	close(started_pipe[1]);
 }
 
 /* Every open, fault and close gives back what it took: descriptors and

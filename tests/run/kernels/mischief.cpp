@@ -29,6 +29,17 @@
 
 namespace {
 
+// Tells a test that waits for it (a pipe's write end in
+// $MISCHIEF_STARTED_FD) that the kernel is about to loop or block for ever:
+// a signal the test sends then finds the call in progress.
+void announce_started()
+{
+    const char *descriptor = getenv("MISCHIEF_STARTED_FD");
+    char byte = 1;
+    if (descriptor && write(atoi(descriptor), &byte, 1) != 1)
+        perror("mischief: MISCHIEF_STARTED_FD");
+}
+
 torch::Tensor relu_share(const torch::Tensor &x)
 {
     const size_t chunk = 256;
@@ -143,9 +154,11 @@ torch::Tensor mischief(const torch::Tensor &x, int how, int core)
     case 4:
         throw 42;
     case 5: // a loop that never ends
+        announce_started();
         for (;;)
             __asm__ __volatile__("");
     case 6: // blocked in a system call
+        announce_started();
         for (;;)
             pause();
     case 7:
