@@ -189,6 +189,7 @@ const unsigned char *pattern_at(const char *address)
 __attribute__((no_sanitize_address)) void fill(char *from, char *to)
 {
 #ifndef CUSTOMOP_HOST_ASAN
+    RuntimeCopy runtime; // the core library's memcpy checks the kernel's copies, not these
     while (from < to) {
         size_t length = static_cast<size_t>(to - from) < pattern_span_size ? static_cast<size_t>(to - from)
                                                                             : pattern_span_size;
