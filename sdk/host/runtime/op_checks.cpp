@@ -19,31 +19,41 @@ const int64_t small_rank_dimension_limit = 4294967295LL;
 
 } // namespace
 
-// Whether check_dimensions would pass (asked first, so that a tensor's
-// name is written only for a message).
-static bool dimensions_within_limits(const int64_t *sizes, size_t rank)
+// The first of the limits above that a tensor's dimensions break, and in
+// which dimension (at); checked first, so that a tensor's name is written
+// only for a message.
+enum class DimensionProblem { none, too_many, large_with_many, too_large };
+
+static DimensionProblem dimension_problem(const int64_t *sizes, size_t rank, size_t *at)
 {
     if (rank > rank_limit)
-        return false;
-    for (size_t d = 0; d < rank; d++)
-        if ((rank > small_rank && sizes[d] > large_rank_dimension_limit) || sizes[d] > small_rank_dimension_limit)
-            return false;
-    return true;
+        return DimensionProblem::too_many;
+    for (size_t d = 0; d < rank; d++) {
+        *at = d;
+        if (rank > small_rank && sizes[d] > large_rank_dimension_limit)
+            return DimensionProblem::large_with_many;
+        if (sizes[d] > small_rank_dimension_limit)
+            return DimensionProblem::too_large;
+    }
+    return DimensionProblem::none;
 }
 
 void check_dimensions(const int64_t *sizes, size_t rank, const char *which)
 {
-    if (rank > rank_limit)
+    size_t d = 0;
+    switch (dimension_problem(sizes, rank, &d)) {
+    case DimensionProblem::none:
+        return;
+    case DimensionProblem::too_many:
         violation("%s has %zu dimensions: a tensor passed in or returned has at most %zu", which, rank, rank_limit);
-    for (size_t d = 0; d < rank; d++) {
-        if (rank > small_rank && sizes[d] > large_rank_dimension_limit)
-            violation("%s has %zu dimensions and dimension %zu is %lld: a tensor passed in or returned with more "
-                      "than %zu dimensions may have none above %lld", which, rank, d,
-                      static_cast<long long>(sizes[d]), small_rank, static_cast<long long>(large_rank_dimension_limit));
-        if (sizes[d] > small_rank_dimension_limit)
-            violation("%s: dimension %zu is %lld: a dimension of a tensor passed in or returned is at most %lld "
-                      "(2^32-1)", which, d, static_cast<long long>(sizes[d]),
-                      static_cast<long long>(small_rank_dimension_limit));
+    case DimensionProblem::large_with_many:
+        violation("%s has %zu dimensions and dimension %zu is %lld: a tensor passed in or returned with more "
+                  "than %zu dimensions may have none above %lld", which, rank, d,
+                  static_cast<long long>(sizes[d]), small_rank, static_cast<long long>(large_rank_dimension_limit));
+    case DimensionProblem::too_large:
+        violation("%s: dimension %zu is %lld: a dimension of a tensor passed in or returned is at most %lld "
+                  "(2^32-1)", which, d, static_cast<long long>(sizes[d]),
+                  static_cast<long long>(small_rank_dimension_limit));
     }
 }
 
@@ -60,7 +70,8 @@ void op_begin()
     for (int i = 0; i < call->arg_count; i++) {
         const int64_t *sizes = call->args[i].sizes;
         size_t rank = static_cast<size_t>(call->args[i].rank);
-        if (dimensions_within_limits(sizes, rank))
+        size_t at;
+        if (dimension_problem(sizes, rank, &at) == DimensionProblem::none)
             continue;
         char which[32];
         snprintf(which, sizeof which, "argument %d", i + 1);
