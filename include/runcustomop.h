@@ -74,11 +74,11 @@
  *   - The callbacks (print, warn) are called by rco_run, on the thread that
  *     called it, before it returns, never two at a time for one library.  A
  *     callback must not call rco_run or rco_close on its own library.
- *   - A library belongs to the process that opened it.  In a child of
- *     fork(), which has none of its threads, rco_run returns
- *     RCO_ERROR_UNUSABLE (open the build again there), and rco_close frees
- *     nothing that the parent's threads use (it gives back its hold on the
- *     signal handlers).
+ *   - In a child of fork(), which has none of the parent's threads, the
+ *     first rco_run starts cores of the child's own, as after a stop (also
+ *     when another thread of the parent was in a call at the fork); until
+ *     then rco_close frees nothing that the parent's threads use (it gives
+ *     back its hold on the signal handlers).
  *
  * Signals.  From the first rco_open to the last rco_close, the library's
  * handlers are the process's handlers of SIGSEGV, SIGBUS, SIGFPE, SIGILL,
@@ -168,9 +168,8 @@
  * caller runs cores one after another: the cores after one that does not
  * return may never start).  Each running core is sent SIGURG, which abandons
  * its kernel where it was, as a fault does (a kernel blocked in a system
- * call is interrupted too).  From then on the library runs no more ops:
- * rco_run returns RCO_ERROR_UNUSABLE, and the library must be closed (open
- * the build again to go on).  A core on a worker that has not stopped half
+ * call is interrupted too).  The next rco_run starts new cores (see After
+ * a stop below).  A core on a worker that has not stopped half
  * a second after SIGURG (it blocked the signal) is lost: it runs on, its
  * library stays loaded and the memory it and its thread use is never freed
  * (not by exit() either, which runs the static destructors of every
@@ -182,15 +181,23 @@
  * thread cannot be left behind: the monitor sends it SIGURG again every
  * 100 ms, and rco_run returns when the kernel does, if ever.
  *
+ * After a stop (a time limit, rco_stop, SIGINT) the next rco_run starts
+ * new cores: it leaves the stopped ones (joins their threads and unloads
+ * their libraries, or leaves a lost core running) and loads the build's
+ * core libraries again, with the options given to rco_open; the kernels'
+ * static state starts afresh.  When they cannot be loaded (the build was
+ * removed or changed since), that call returns RCO_ERROR_UNUSABLE with the
+ * reason, and the next one tries again.
+ *
  * Interruption.  rco_stop(library) stops the call in progress on library
  * as a time limit does; rco_run then returns RCO_ERROR_INTERRUPTED, and the
- * library is unusable as after a time limit.  With stop_on_interrupt, a
+ * next call starts new cores, as after a time limit.  With stop_on_interrupt, a
  * SIGINT (Ctrl-C) that comes while a call of such a library is in progress
  * does the same to every such call in progress: the library's handler
  * keeps the signal, the monitor stops the calls (within milliseconds, or
  * the half second given to a core that blocks SIGURG), each rco_run returns
  * RCO_ERROR_INTERRUPTED naming the cores stopped and not started, and the
- * library is unusable until it is closed.  Before the first of these calls
+ * next call starts new cores.  Before the first of these calls
  * returns, the kept SIGINT is delivered to the process's own disposition:
  * its handler runs (Python's then raises KeyboardInterrupt at its next
  * check), or the default action ends the process by SIGINT, or it is
@@ -303,8 +310,8 @@ enum rco_status {
 	RCO_ERROR_ARGUMENT,  /* the arguments or the output do not fit the op's schema */
 	RCO_ERROR_BUILD,     /* the build cannot be used: missing, stale, not a host build, damaged */
 	RCO_ERROR_OP,        /* the op failed on at least one core */
-	RCO_ERROR_TIMEOUT,   /* the time limit passed (see above): the library runs no more ops */
-	RCO_ERROR_UNUSABLE,  /* a call was stopped earlier, or the process forked since: close it */
+	RCO_ERROR_TIMEOUT,   /* the time limit passed (see above): the next call starts new cores */
+	RCO_ERROR_UNUSABLE,  /* stopped earlier, or forked since, and new cores could not start */
 	RCO_ERROR_SYSTEM,    /* the system refused: memory, threads, a file that cannot be read */
 	RCO_ERROR_INTERRUPTED /* SIGINT (stop_on_interrupt) or rco_stop stopped the op (see above) */
 };

@@ -49,8 +49,16 @@ _Static_assert(RCO_MAX_RANK == CUSTOMOP_HOST_MAX_RANK, "the ranks must agree");
 static atomic_uint fork_generation;
 static pthread_once_t fork_watch = PTHREAD_ONCE_INIT;
 
+/* Every open library, for the child of a fork: its call lock may have
+ * been held by a thread the child does not have. */
+static pthread_mutex_t libraries_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rco_library *libraries;
+
+static void forget_locks_in_child(void);
+
 static void before_fork(void)
 {
+	pthread_mutex_lock(&libraries_lock);
 	monitor_before_fork();
 	dispositions_before_fork();
 }
@@ -59,6 +67,7 @@ static void after_fork_in_parent(void)
 {
 	dispositions_after_fork();
 	monitor_after_fork_in_parent();
+	pthread_mutex_unlock(&libraries_lock);
 }
 
 static void after_fork_in_child(void)
@@ -66,6 +75,8 @@ static void after_fork_in_child(void)
 	dispositions_after_fork();
 	monitor_after_fork_in_child();
 	atomic_fetch_add(&fork_generation, 1);
+	forget_locks_in_child();
+	pthread_mutex_unlock(&libraries_lock);
 }
 
 static void watch_forks(void)
@@ -73,9 +84,24 @@ static void watch_forks(void)
 	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
+/* What the cores read of a call: its arguments as they take them and how
+ * messages name the op and them.  Allocated apart from the library, once,
+ * so that a call allocates nothing, and so that a kernel that was lost (it
+ * did not stop) keeps its own after the library starts new cores. */
+struct call_buffers {
+	struct customop_host_tensor args[RCO_MAX_ARGUMENTS];
+	char arg_texts[RCO_MAX_ARGUMENTS][128]; /* "Tensor x" */
+	const char *arg_names[RCO_MAX_ARGUMENTS];
+	struct check_scalars scalars;
+	struct customop_host_tensor output;
+	char label[RCO_LABEL_SIZE];  /* how the call in progress names its op */
+};
+
 struct rco_library {
-	unsigned generation;        /* fork_generation when it was opened */
+	struct rco_library *next;   /* in libraries */
+	unsigned generation;        /* fork_generation when its cores were started */
 	char *path;
+	int threads;
 	size_t core_stack;
 	double timeout;
 	rco_print_fn print;
@@ -89,16 +115,10 @@ struct rco_library {
 	int watched;                /* the monitor watches its calls */
 	struct call_watch watch;
 	pthread_mutex_t run_lock;   /* one call at a time */
-	int unusable;               /* a call was stopped */
-	char unusable_reason[RCO_LABEL_SIZE + 128];
-	/* The call's arguments as the cores take them; kept here, so a call
-	 * allocates nothing. */
-	struct customop_host_tensor args[RCO_MAX_ARGUMENTS];
-	/* How the cores' messages name them ("Tensor x"), for the op called. */
-	char arg_texts[RCO_MAX_ARGUMENTS][128];
-	const char *arg_names[RCO_MAX_ARGUMENTS];
-	struct check_scalars scalars;
-	struct customop_host_tensor output;
+	int stopped;                /* a call was stopped: the next one starts new cores */
+	char stopped_reason[RCO_LABEL_SIZE + 128];
+	int left_lost;              /* a core was lost: what it may read is never freed */
+	struct call_buffers *call;
 	int output_checks;          /* enum rco_output_checks, never DEFAULT */
 	int has_profile;            /* the last call ran on every core to its end */
 	/* last_profile is built from the team's ledgers when it is asked for
@@ -106,8 +126,7 @@ struct rco_library {
 	int profile_built;
 	const char *profile_op;
 	struct rco_profile last_profile;
-	char label[RCO_LABEL_SIZE]; /* how the call in progress names its op */
-	int label_op;               /* label is for this op (-1: none yet)... */
+	int label_op;               /* call->label is for this op (-1: none yet)... */
 	char label_name[RCO_LABEL_SIZE]; /* ...called by this name */
 	/* Room for the messages of a call, kept here, so a call allocates nothing. */
 	char failure_lines[RCO_PROFILE_CORES][CUSTOMOP_HOST_ERROR_SIZE + 512];
@@ -266,6 +285,50 @@ static int load_cores(struct rco_library *library, int core_count, struct rco_er
 	return status;
 }
 
+/* Makes the cores, loads the build's core libraries into them, starts
+ * them and has the monitor watch their calls: for rco_open, and for a call
+ * after a stop or a fork.  The process's handlers are held by the caller. */
+static int start_cores(struct rco_library *library, struct rco_error *error)
+{
+	library->generation = atomic_load(&fork_generation);
+	library->team = team_create(library->ops.cores, library->threads, library->stop_on_interrupt,
+	                            library->print_limit);
+	if (!library->team)
+		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
+	int status = load_cores(library, library->ops.cores, error);
+	if (status == 0 && team_start(library->team, error) != 0)
+		status = error->status;
+	if (status == 0) {
+		if (monitor_watch(&library->watch, library->team, library->stop_on_interrupt,
+		                  error) != 0)
+			status = error->status;
+		else
+			library->watched = 1;
+	}
+	return status;
+}
+
+/* Leaves the cores: joins and frees them, or, when one was lost, leaves it
+ * running and keeps what it may read (the team, the call's buffers, the
+ * record's names) for ever; in a child of fork() they are the parent's
+ * threads, and only forgotten. */
+static void leave_cores(struct rco_library *library)
+{
+	if (library->generation == atomic_load(&fork_generation)) {
+		if (library->watched)
+			monitor_unwatch(&library->watch);
+		if (library->team && library->team->lost)
+			library->left_lost = 1;
+		team_destroy(library->team);
+	} else if (library->watched && library->stop_on_interrupt) {
+		/* The child's monitor watches none of the parent's calls: only the
+		 * hold on the SIGINT handler is given back. */
+		dispositions_release(DISPOSITIONS_INTERRUPT);
+	}
+	library->watched = 0;
+	library->team = NULL;
+}
+
 static int check_options(const struct rco_options *options, struct rco_error *error)
 {
 	if (options->cores != 0 && options->cores != 1 && options->cores != 8)
@@ -325,14 +388,23 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 	}
 	pthread_once(&fork_watch, watch_forks);
 	struct rco_library *library = calloc(1, sizeof *library);
-	if (!library) {
+	struct call_buffers *call = calloc(1, sizeof *call);
+	if (!library || !call) {
+		free(library);
+		free(call);
 		ops_free(&ops);
 		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
 	}
 	library->ops = ops;
+	library->call = call;
 	library->label_op = -1;
 	library->generation = atomic_load(&fork_generation);
 	pthread_mutex_init(&library->run_lock, NULL);
+	pthread_mutex_lock(&libraries_lock);
+	library->next = libraries;
+	libraries = library;
+	pthread_mutex_unlock(&libraries_lock);
+	library->threads = options->threads;
 	library->core_stack = options->core_stack;
 	library->timeout = options->timeout;
 	library->print = options->print;
@@ -342,29 +414,17 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 	library->output_checks = output_checks;
 	library->stop_on_interrupt = options->stop_on_interrupt != 0;
 	library->path = strdup(path);
-	library->team = team_create(ops.cores, options->threads, library->stop_on_interrupt,
-	                            print_limit);
-	if (!library->path || !library->team) {
+	if (!library->path) {
 		rco_close(library);
 		return error_set(error, RCO_ERROR_SYSTEM, NULL, "out of memory");
 	}
-	status = load_cores(library, ops.cores, error);
-	if (status == 0 && team_start(library->team, error) != 0)
-		status = error->status;
-	if (status == 0) {
-		if (dispositions_hold(DISPOSITIONS_CORES, fault_on_signal) != 0)
-			status = error_set(error, RCO_ERROR_SYSTEM, NULL, "cannot install the fault "
-			                   "handlers: %s", strerror(errno));
-		else
-			library->holds_core_signals = 1;
-	}
-	if (status == 0) {
-		if (monitor_watch(&library->watch, library->team, library->stop_on_interrupt,
-		                  error) != 0)
-			status = error->status;
-		else
-			library->watched = 1;
-	}
+	if (dispositions_hold(DISPOSITIONS_CORES, fault_on_signal) != 0)
+		status = error_set(error, RCO_ERROR_SYSTEM, NULL, "cannot install the fault "
+		                   "handlers: %s", strerror(errno));
+	else
+		library->holds_core_signals = 1;
+	if (status == 0)
+		status = start_cores(library, error);
 	if (status != 0) {
 		rco_close(library);
 		return status;
@@ -373,38 +433,48 @@ int rco_open(const char *path, const struct rco_options *options, rco_library **
 	return 0;
 }
 
+/* In the child of a fork (one thread, the libraries' list held): a call
+ * lock another thread of the parent held would be held for ever. */
+static void forget_locks_in_child(void)
+{
+	for (struct rco_library *library = libraries; library; library = library->next)
+		pthread_mutex_init(&library->run_lock, NULL);
+}
+
 void rco_close(rco_library *library)
 {
 	if (!library)
 		return;
-	/* In a child of fork(), the threads are the parent's: leave them, and
-	 * what they use; only the process's signal handlers are given back. */
-	if (library->generation != atomic_load(&fork_generation)) {
-		if (library->watched && library->stop_on_interrupt)
-			dispositions_release(DISPOSITIONS_INTERRUPT);
-		if (library->holds_core_signals)
-			dispositions_release(DISPOSITIONS_CORES);
-		return;
+	pthread_mutex_lock(&libraries_lock);
+	for (struct rco_library **at = &libraries; *at; at = &(*at)->next) {
+		if (*at == library) {
+			*at = library->next;
+			break;
+		}
 	}
-	if (library->watched)
-		monitor_unwatch(&library->watch);
-	int lost = library->team && library->team->lost;
-	team_destroy(library->team);
+	pthread_mutex_unlock(&libraries_lock);
+	/* In a child of fork(), the cores are the parent's: only the process's
+	 * signal handlers are given back. */
+	int forked = library->generation != atomic_load(&fork_generation);
+	leave_cores(library);
 	/* A lost core may still fault: its handlers stay.  Its kernel may still
 	 * read the op's name and arguments here. */
-	if (lost)
+	if (library->left_lost)
 		return;
 	if (library->holds_core_signals)
 		dispositions_release(DISPOSITIONS_CORES);
+	if (forked)
+		return;
 	ops_free(&library->ops);
 	free(library->path);
+	free(library->call);
 	pthread_mutex_destroy(&library->run_lock);
 	free(library);
 }
 
 int rco_core_count(const rco_library *library)
 {
-	return library ? library->team->count : 0;
+	return library ? library->ops.cores : 0;
 }
 
 int rco_op_count(const rco_library *library)
@@ -679,13 +749,13 @@ static int describe_failures(struct rco_library *library, const char *op, const 
 		                         used ? "\n" : "", library->warning_text);
 	}
 	if (stop != TEAM_NOT_STOPPED) {
-		library->unusable = 1;
+		library->stopped = 1;
 		if (stop == TEAM_TIMED_OUT)
-			snprintf(library->unusable_reason, sizeof library->unusable_reason,
+			snprintf(library->stopped_reason, sizeof library->stopped_reason,
 			         "op %s ran past the time limit of %g s on core %d", label, timeout,
 			         error->core);
 		else
-			snprintf(library->unusable_reason, sizeof library->unusable_reason,
+			snprintf(library->stopped_reason, sizeof library->stopped_reason,
 			         "op %s was %s on core %d", label,
 			         stop == TEAM_INTERRUPTED ? "interrupted (SIGINT)" : "stopped by rco_stop",
 			         error->core);
@@ -709,6 +779,50 @@ static void op_label(const char *name, const char *function, char *label, size_t
 		snprintf(label, size, "%s", name);
 	else
 		snprintf(label, size, "%s (kernel %s)", name, function);
+}
+
+/* Before a call: when the call before was stopped (a time limit, Ctrl-C,
+ * rco_stop) or the process forked since the cores were started, new cores
+ * take the old ones' place, loaded from the build's files again.  Called
+ * with the call lock held. */
+static int restart_cores(struct rco_library *library, const char *op, struct rco_error *error)
+{
+	int forked = library->generation != atomic_load(&fork_generation);
+	if (!library->stopped && !forked && library->team)
+		return 0;
+	char reason[sizeof library->stopped_reason];
+	if (forked)
+		snprintf(reason, sizeof reason, "it was opened before this process was forked, and "
+		         "its cores run in the parent only");
+	else if (library->stopped)
+		snprintf(reason, sizeof reason, "%s", library->stopped_reason);
+	else
+		snprintf(reason, sizeof reason, "its cores could not be started again");
+	/* A lost kernel keeps the buffers of its call. */
+	struct call_buffers *call = NULL;
+	if (!forked && library->team && library->team->lost) {
+		call = calloc(1, sizeof *call);
+		if (!call)
+			return error_set(error, RCO_ERROR_UNUSABLE, op, "%s runs no more ops: %s; out of "
+			                 "memory for new cores", library->path, reason);
+	}
+	leave_cores(library);
+	if (call)
+		library->call = call;
+	library->has_profile = 0;
+	library->label_op = -1;
+	if (start_cores(library, error) == 0) {
+		library->stopped = 0;
+		return 0;
+	}
+	char why[sizeof error->message];
+	snprintf(why, sizeof why, "%s", error->message);
+	leave_cores(library);
+	snprintf(library->stopped_reason, sizeof library->stopped_reason, "%s", reason);
+	library->stopped = 1;
+	error_clear(error);
+	return error_set(error, RCO_ERROR_UNUSABLE, op, "%s runs no more ops: %s, and new cores "
+	                 "could not be started: %s", library->path, reason, why);
 }
 
 int rco_run(rco_library *library, int op, const struct rco_argument *arguments, int count,
@@ -736,47 +850,39 @@ int rco_run_named(rco_library *library, int op, const char *name,
 	if (!(timeout >= 0 && timeout <= TIMEOUT_MAX))
 		return error_set(error, RCO_ERROR_USAGE, record->name, "a time limit of %g s: "
 		                 "expected 0 (no limit) to %g seconds", timeout, TIMEOUT_MAX);
-	if (library->generation != atomic_load(&fork_generation))
-		return error_set(error, RCO_ERROR_UNUSABLE, record->name,
-		                 "%s was opened before this process was forked, and its cores run in "
-		                 "the parent only; open the build again in this process", library->path);
 	pthread_mutex_lock(&library->run_lock);
-	int status = 0;
-	if (library->unusable)
-		status = error_set(error, RCO_ERROR_UNUSABLE, record->name,
-		                   "%s runs no more ops: %s, and a core that did not return cannot be "
-		                   "taken back; close it and open the build again", library->path,
-		                   library->unusable_reason);
+	int status = restart_cores(library, record->name, error);
+	struct call_buffers *call = library->call;
 	if (library->label_op != op || strcmp(library->label_name, name ? name : "") != 0) {
-		op_label(name, record->name, library->label, sizeof library->label);
+		op_label(name, record->name, call->label, sizeof call->label);
 		snprintf(library->label_name, sizeof library->label_name, "%s", name ? name : "");
 		library->label_op = op;
 	}
 	if (status == 0)
-		status = check_arguments(record, arguments, count, output, library->args,
-		                         &library->scalars, &library->output, library->label, error);
+		status = check_arguments(record, arguments, count, output, call->args, &call->scalars,
+		                         &call->output, call->label, error);
 	if (status == 0) {
 		/* A handler the process installed since the last call is replaced
 		 * by the library's again (one system call when none was). */
 		dispositions_refresh(DISPOSITIONS_CORES);
 		if (library->stop_on_interrupt)
 			dispositions_refresh(DISPOSITIONS_INTERRUPT);
-		library->team->record = coverage_record_flags(library->output_checks, &library->output);
+		library->team->record = coverage_record_flags(library->output_checks, &call->output);
 		monitor_call_begin(&library->watch, timeout);
 		for (int i = 0; i < count && i < RCO_MAX_ARGUMENTS; i++) {
-			op_argument_text(record, i, library->arg_texts[i], sizeof library->arg_texts[i]);
-			library->arg_names[i] = library->arg_texts[i];
+			op_argument_text(record, i, call->arg_texts[i], sizeof call->arg_texts[i]);
+			call->arg_names[i] = call->arg_texts[i];
 		}
-		int failed = team_run(library->team, record->name, library->label, library->args, library->arg_names, count,
-		                      &library->output, library->core_stack, error);
+		int failed = team_run(library->team, record->name, call->label, call->args,
+		                      call->arg_names, count, &call->output, library->core_stack, error);
 		monitor_call_end(&library->watch);
 		library->has_profile = failed == 0;
 		if (failed < 0) {
 			status = error->status;
 		} else {
-			deliver_output(library, library->label);
+			deliver_output(library, call->label);
 			if (failed) {
-				status = describe_failures(library, record->name, library->label, timeout,
+				status = describe_failures(library, record->name, call->label, timeout,
 				                           error);
 			} else {
 				library->profile_op = record->name;
@@ -786,8 +892,8 @@ int rco_run_named(rco_library *library, int op, const char *name,
 					library->profile_built = 1;
 					profile_collect(&library->last_profile);
 				}
-				status = coverage_check(library->team, &library->output,
-				                        library->output_checks, record->name, library->label,
+				status = coverage_check(library->team, &call->output,
+				                        library->output_checks, record->name, call->label,
 				                        library->warn, library->context, error);
 			}
 		}

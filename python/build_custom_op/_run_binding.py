@@ -40,8 +40,9 @@ class RunError(RuntimeError):
     schema), 'build' (the build cannot be used), 'op' (the op failed on a
     core), 'timeout', 'interrupted' (Ctrl-C stopped it, in a thread other
     than Python's main thread, where KeyboardInterrupt is raised instead),
-    'unusable' (a call timed out or was interrupted earlier: close the
-    library) or 'system'.
+    'unusable' (a call was stopped earlier, or the process forked since the
+    library was opened, and its cores could not be started again: the
+    message says why) or 'system'.
     """
 
     __module__ = 'build_custom_op.runner'  # its public name, in messages and tracebacks

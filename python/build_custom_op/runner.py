@@ -129,8 +129,8 @@ _libraries = weakref.WeakSet()
 
 def _after_fork():
     """In the child of fork(): the locks another thread of the parent held
-    are held for ever here; each Library gets a new one.  (The library itself
-    answers that it belongs to the parent: RunError 'unusable'.)"""
+    are held for ever here; each Library gets a new one.  (The library
+    starts cores of the child's own at its next call.)"""
     for library in list(_libraries):
         library._lock = threading.Lock()
 
@@ -345,9 +345,10 @@ class Library:
 
         timeout: seconds this call may take (None: the library's).  When it
         passes, RunError of kind 'timeout' names the cores still running;
-        they are stopped, and the library runs no more ops: close it and
-        open the build again.  The call's tensors are then kept until the
-        process ends: a core that did not stop may still use them.  Ctrl-C
+        they are stopped, and the next call runs on new cores, loaded from
+        the build's files again (the kernels' static state starts afresh).
+        The call's tensors are then kept until the process ends: a core
+        that did not stop may still use them.  Ctrl-C
         (SIGINT) stops a call as a time limit does, and the process's SIGINT
         handler then runs: Python's raises KeyboardInterrupt as the call
         returns.  The kernel's printf output and the runtime's warnings

@@ -159,6 +159,18 @@ template <typename Function> Function next_definition(Function *kept, const char
 copy_function libc_memcpy, libc_memmove;
 set_function libc_memset;
 
+// At load, under dlopen's lock: a kernel's first copy must not look them up,
+// as dlsym takes the loader's lock, and a kernel stopped at a time limit
+// inside it would hold that lock for ever (every later dlopen and dlsym of
+// the process would wait).  A copy made before this runs (another static
+// constructor's) looks its function up then.
+__attribute__((constructor)) void find_libc_copies()
+{
+    next_definition(&libc_memcpy, "memcpy");
+    next_definition(&libc_memmove, "memmove");
+    next_definition(&libc_memset, "memset");
+}
+
 void check_copy(void *to, const void *from, size_t size, const void *code)
 {
     if (size && !neuron_host::runtime_copying) {

@@ -293,33 +293,26 @@ void hand_over_output()
 
 /* ---- the libraries ------------------------------------------------------------ */
 
-/* A host build opened through the runner, stopped by Ctrl-C.  After a time
- * limit or Ctrl-C the runner's library runs no more ops; the next call
- * opens the build again. */
+/* A host build opened through the runner.  The runner's library takes
+ * its calls in turn, and after a stop (a time limit, Ctrl-C) or a fork
+ * starts new cores itself (runcustomop(3), AFTER A STOP). */
 class HostLibrary {
 public:
-    HostLibrary(std::string path, const struct rco_options &options, bool fill_outputs)
-        : path_(std::move(path)), options_(options), handle_(nullptr), stale_(false),
-          fill_outputs_(fill_outputs)
-    {
-        pthread_mutex_init(&lock_, nullptr);
-    }
+    explicit HostLibrary(bool fill_outputs) : handle_(nullptr), fill_outputs_(fill_outputs) {}
 
     ~HostLibrary()
     {
         if (handle_)
             runner.close(handle_);
-        forget(this);
-        pthread_mutex_destroy(&lock_);
     }
 
-    /* Opens the build; 0, or the runner's status with error filled in. */
-    int open(struct rco_error *error)
+    HostLibrary(const HostLibrary &) = delete;
+    HostLibrary &operator=(const HostLibrary &) = delete;
+
+    /* Opens the build at path; 0, or the runner's status with error filled in. */
+    int open(const char *path, const struct rco_options &options, struct rco_error *error)
     {
-        int status = runner.open(path_.c_str(), &options_, &handle_, error);
-        if (status == 0)
-            remember(this);
-        return status;
+        return runner.open(path, &options, &handle_, error);
     }
 
     rco_library *handle() const { return handle_; }
@@ -328,101 +321,35 @@ public:
      * output checks do not fail a call that leaves elements unwritten. */
     bool fills_outputs() const { return fill_outputs_; }
 
-    /* Runs op index, named name in its messages ("ns::op"), with the lock
-     * held: calls of one library take turns in the runner anyway. */
+    /* Runs op index, named name in its messages ("ns::op"). */
     int run(int index, const char *name, const struct rco_argument *arguments, int count,
             const struct rco_tensor *output, struct rco_error *error)
     {
-        pthread_mutex_lock(&lock_);
-        int status = 0;
-        if (stale_) {
-            runner.close(handle_);
-            handle_ = nullptr;
-            status = runner.open(path_.c_str(), &options_, &handle_, error);
-            stale_ = status != 0;
-        }
-        if (status == 0)
-            status = runner.run_named(handle_, index, name, arguments, count, output,
-                                      RCO_DEFAULT_TIMEOUT, error);
-        if (status == RCO_ERROR_TIMEOUT || status == RCO_ERROR_INTERRUPTED)
-            stale_ = true;
-        pthread_mutex_unlock(&lock_);
-        return status;
+        return runner.run_named(handle_, index, name, arguments, count, output,
+                                RCO_DEFAULT_TIMEOUT, error);
     }
 
     /* How messages name argument (0-based) of op index, called name
-     * ("ns::op argument 1 (Tensor x)"); with the lock held, as a call
-     * that reopens the build replaces the runner's library. */
+     * ("ns::op argument 1 (Tensor x)"). */
     std::string describe(int index, const char *name, int argument)
     {
         char text[RCO_LABEL_SIZE + 320];
-        pthread_mutex_lock(&lock_);
         runner.describe_argument(handle_, index, name, argument, text, sizeof text);
-        pthread_mutex_unlock(&lock_);
         return text[0] ? text : std::string(name) + " argument " + std::to_string(argument + 1);
     }
 
     /* rco_accept_tensor of argument (0-based; -1: the output) of op index,
-     * called name; with the lock held, as describe. */
+     * called name. */
     int accept(int index, const char *name, int argument,
                const struct rco_tensor_description *tensor, int *copy, struct rco_error *error)
     {
-        pthread_mutex_lock(&lock_);
-        int status = runner.accept_tensor(handle_, index, name, argument, tensor, copy, error);
-        pthread_mutex_unlock(&lock_);
-        return status;
-    }
-
-    /* After fork(): the child has one thread, and the lock may have been
-     * held by another of the parent's; the library is the parent's (closing
-     * it in the child frees nothing the parent uses), so the next call opens
-     * the build again. */
-    static void reset_locks_in_child()
-    {
-        pthread_mutex_init(&registry_lock, nullptr);
-        for (HostLibrary *library : registry()) {
-            pthread_mutex_init(&library->lock_, nullptr);
-            library->stale_ = true;
-        }
+        return runner.accept_tensor(handle_, index, name, argument, tensor, copy, error);
     }
 
 private:
-    static std::vector<HostLibrary *> &registry()
-    {
-        static std::vector<HostLibrary *> libraries;
-        return libraries;
-    }
-
-    static void remember(HostLibrary *library)
-    {
-        pthread_mutex_lock(&registry_lock);
-        registry().push_back(library);
-        pthread_mutex_unlock(&registry_lock);
-    }
-
-    static void forget(HostLibrary *library)
-    {
-        pthread_mutex_lock(&registry_lock);
-        auto &libraries = registry();
-        for (size_t i = 0; i < libraries.size(); i++) {
-            if (libraries[i] == library) {
-                libraries.erase(libraries.begin() + static_cast<std::ptrdiff_t>(i));
-                break;
-            }
-        }
-        pthread_mutex_unlock(&registry_lock);
-    }
-
-    static pthread_mutex_t registry_lock;
-    std::string path_;
-    struct rco_options options_;
     rco_library *handle_;
-    bool stale_;
     bool fill_outputs_;
-    pthread_mutex_t lock_;
 };
-
-pthread_mutex_t HostLibrary::registry_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* What an op runs: a compute function of an open library. */
 struct Binding {
@@ -451,7 +378,6 @@ std::shared_ptr<const Binding> binding_of(const OpEntry &entry)
 void reset_locks_in_child()
 {
     pthread_mutex_init(&bindings_lock, nullptr);
-    HostLibrary::reset_locks_in_child();
 }
 
 /* Tensors a lost core may still use: kept for ever. */
@@ -1084,9 +1010,9 @@ BRIDGE_EXPORT void *torch_bridge_open(const char *path, int cores, double timeou
     options.stop_on_interrupt = 1;
     options.print = keep_print;
     options.warn = keep_warning;
-    auto library = std::make_shared<HostLibrary>(path, options, fill_outputs != 0);
+    auto library = std::make_shared<HostLibrary>(fill_outputs != 0);
     struct rco_error error;
-    *status = library->open(&error);
+    *status = library->open(path, options, &error);
     if (*status != 0) {
         copy_message(error.message, message, size);
         return nullptr;
