@@ -53,6 +53,8 @@ static pthread_once_t fork_watch = PTHREAD_ONCE_INIT;
  * been held by a thread the child does not have. */
 static pthread_mutex_t libraries_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rco_library *libraries;
+/* Closed libraries a lost core may still read, never freed. */
+static struct rco_library *left_for_lost_cores;
 
 static void forget_locks_in_child(void);
 
@@ -95,6 +97,7 @@ struct call_buffers {
 	struct check_scalars scalars;
 	struct customop_host_tensor output;
 	char label[RCO_LABEL_SIZE];  /* how the call in progress names its op */
+	struct call_buffers *lost;   /* those a lost kernel keeps, never freed */
 };
 
 struct rco_library {
@@ -298,7 +301,9 @@ static int start_cores(struct rco_library *library, struct rco_error *error)
 	int status = load_cores(library, library->ops.cores, error);
 	if (status == 0 && team_start(library->team, error) != 0)
 		status = error->status;
-	if (status == 0) {
+	if (status == 0 && library->watched) {
+		monitor_retarget(&library->watch, library->team);
+	} else if (status == 0) {
 		if (monitor_watch(&library->watch, library->team, library->stop_on_interrupt,
 		                  error) != 0)
 			status = error->status;
@@ -311,21 +316,27 @@ static int start_cores(struct rco_library *library, struct rco_error *error)
 /* Leaves the cores: joins and frees them, or, when one was lost, leaves it
  * running and keeps what it may read (the team, the call's buffers, the
  * record's names) for ever; in a child of fork() they are the parent's
- * threads, and only forgotten. */
-static void leave_cores(struct rco_library *library)
+ * threads, and only forgotten.  closing: the monitor stops watching too
+ * (else the watch stays for the next cores, as rco_stop may use it). */
+static void leave_cores(struct rco_library *library, int closing)
 {
 	if (library->generation == atomic_load(&fork_generation)) {
-		if (library->watched)
+		if (library->watched && closing) {
 			monitor_unwatch(&library->watch);
+			library->watched = 0;
+		} else if (library->watched) {
+			monitor_retarget(&library->watch, NULL);
+		}
 		if (library->team && library->team->lost)
 			library->left_lost = 1;
 		team_destroy(library->team);
-	} else if (library->watched && library->stop_on_interrupt) {
+	} else if (library->watched) {
 		/* The child's monitor watches none of the parent's calls: only the
 		 * hold on the SIGINT handler is given back. */
-		dispositions_release(DISPOSITIONS_INTERRUPT);
+		if (library->stop_on_interrupt)
+			dispositions_release(DISPOSITIONS_INTERRUPT);
+		library->watched = 0;
 	}
-	library->watched = 0;
 	library->team = NULL;
 }
 
@@ -445,6 +456,10 @@ void rco_close(rco_library *library)
 {
 	if (!library)
 		return;
+	/* In a child of fork(), the cores are the parent's: only the process's
+	 * signal handlers are given back. */
+	int forked = library->generation != atomic_load(&fork_generation);
+	leave_cores(library, 1);
 	pthread_mutex_lock(&libraries_lock);
 	for (struct rco_library **at = &libraries; *at; at = &(*at)->next) {
 		if (*at == library) {
@@ -452,13 +467,13 @@ void rco_close(rco_library *library)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&libraries_lock);
-	/* In a child of fork(), the cores are the parent's: only the process's
-	 * signal handlers are given back. */
-	int forked = library->generation != atomic_load(&fork_generation);
-	leave_cores(library);
 	/* A lost core may still fault: its handlers stay.  Its kernel may still
 	 * read the op's name and arguments here. */
+	if (library->left_lost) {
+		library->next = left_for_lost_cores;
+		left_for_lost_cores = library;
+	}
+	pthread_mutex_unlock(&libraries_lock);
 	if (library->left_lost)
 		return;
 	if (library->holds_core_signals)
@@ -806,9 +821,11 @@ static int restart_cores(struct rco_library *library, const char *op, struct rco
 			return error_set(error, RCO_ERROR_UNUSABLE, op, "%s runs no more ops: %s; out of "
 			                 "memory for new cores", library->path, reason);
 	}
-	leave_cores(library);
-	if (call)
+	leave_cores(library, 0);
+	if (call) {
+		call->lost = library->call;
 		library->call = call;
+	}
 	library->has_profile = 0;
 	library->label_op = -1;
 	if (start_cores(library, error) == 0) {
@@ -817,7 +834,7 @@ static int restart_cores(struct rco_library *library, const char *op, struct rco
 	}
 	char why[sizeof error->message];
 	snprintf(why, sizeof why, "%s", error->message);
-	leave_cores(library);
+	leave_cores(library, 0);
 	snprintf(library->stopped_reason, sizeof library->stopped_reason, "%s", reason);
 	library->stopped = 1;
 	error_clear(error);

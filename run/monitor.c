@@ -237,6 +237,13 @@ void monitor_unwatch(struct call_watch *watch)
 	pthread_mutex_destroy(&watch->lock);
 }
 
+void monitor_retarget(struct call_watch *watch, struct core_team *team)
+{
+	pthread_mutex_lock(&watch->lock);
+	watch->team = team;
+	pthread_mutex_unlock(&watch->lock);
+}
+
 void monitor_call_begin(struct call_watch *watch, double timeout)
 {
 	long long deadline = timeout > 0 ? now_ns() + (long long)(timeout * 1e9) : 0;

@@ -52,6 +52,9 @@ struct call_watch {
  * (RCO_ERROR_SYSTEM). */
 int monitor_watch(struct call_watch *watch, struct core_team *team, int interruptible,
                   struct rco_error *error);
+/* Watch's calls are now team's (no call in progress; NULL: no team).  The
+ * watch stays on the list: rco_stop may use it meanwhile. */
+void monitor_retarget(struct call_watch *watch, struct core_team *team);
 /* Takes watch off the list; the last stops the monitor. */
 void monitor_unwatch(struct call_watch *watch);
 /* A call begins, with a time limit of timeout seconds (0: none). */
