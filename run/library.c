@@ -508,6 +508,20 @@ static const struct op_record *op_at(const rco_library *library, int index)
 	return library && index >= 0 && index < library->ops.count ? &library->ops.ops[index] : NULL;
 }
 
+/* op's record, for a call of function ("rco_run"); NULL with error set
+ * (RCO_ERROR_USAGE) when there is no library or no such op. */
+static const struct op_record *record_for_call(const rco_library *library, int op,
+                                               const char *function, struct rco_error *error)
+{
+	const struct op_record *record = op_at(library, op);
+	if (!library)
+		error_set(error, RCO_ERROR_USAGE, NULL, "%s needs a library", function);
+	else if (!record)
+		error_set(error, RCO_ERROR_USAGE, NULL, "no op with index %d (%s has %d)", op,
+		          library->path, library->ops.count);
+	return record;
+}
+
 const char *rco_op_name(const rco_library *library, int index)
 {
 	const struct op_record *op = op_at(library, index);
@@ -555,9 +569,9 @@ int rco_check_arguments(const rco_library *library, int op, const char *name,
 	if (!error)
 		error = &local;
 	error_clear(error);
-	const struct op_record *record = op_at(library, op);
+	const struct op_record *record = record_for_call(library, op, "rco_check_arguments", error);
 	if (!record)
-		return error_set(error, RCO_ERROR_USAGE, NULL, "no op with index %d", op);
+		return error->status;
 	char label[RCO_LABEL_SIZE];
 	op_label(name, record->name, label, sizeof label);
 	struct customop_host_tensor args[RCO_MAX_ARGUMENTS], host_output;
@@ -579,7 +593,9 @@ int rco_accept_tensor(const rco_library *library, int op, const char *name, int 
 	const struct op_record *record = op_at(library, op);
 	if (!record || !tensor) {
 		error_clear(error);
-		return error_set(error, RCO_ERROR_USAGE, NULL, "no op with index %d", op);
+		if (record_for_call(library, op, "rco_accept_tensor", error))
+			error_set(error, RCO_ERROR_USAGE, NULL, "rco_accept_tensor needs a tensor");
+		return error->status;
 	}
 	int problem = check_accept(tensor, copy);
 	if (problem == 0)
@@ -598,10 +614,9 @@ int rco_check_argument_count(const rco_library *library, int op, int count,
 	if (!error)
 		error = &local;
 	error_clear(error);
-	const struct op_record *record = op_at(library, op);
-	if (!record)
-		return error_set(error, RCO_ERROR_USAGE, NULL, "no op with index %d", op);
-	return check_argument_count(record, count, error);
+	const struct op_record *record = record_for_call(library, op, "rco_check_argument_count",
+	                                                 error);
+	return record ? check_argument_count(record, count, error) : (int)error->status;
 }
 
 static int id_of(const struct core *core)
@@ -856,12 +871,9 @@ int rco_run_named(rco_library *library, int op, const char *name,
 	if (!error)
 		error = &local;
 	error_clear(error);
-	if (!library)
-		return error_set(error, RCO_ERROR_USAGE, NULL, "rco_run needs a library");
-	const struct op_record *record = op_at(library, op);
+	const struct op_record *record = record_for_call(library, op, "rco_run", error);
 	if (!record)
-		return error_set(error, RCO_ERROR_USAGE, NULL, "no op with index %d (%s has %d)", op,
-		                 library->path, library->ops.count);
+		return error->status;
 	if (timeout == RCO_DEFAULT_TIMEOUT)
 		timeout = library->timeout;
 	if (!(timeout >= 0 && timeout <= TIMEOUT_MAX))

@@ -528,6 +528,25 @@ static void test_bad_arguments(void)
 	char message[PATH_MAX + 128];
 	snprintf(message, sizeof message, "no op with index 11 (%s has 11)", fake_multi);
 	CHECK_STR(error.message, message, "is named with the count");
+	CHECK_INT(rco_check_arguments(library, 11, NULL, &t, 1, &output, &error), RCO_ERROR_USAGE,
+	          "rco_check_arguments: an op index out of range");
+	CHECK_STR(error.message, message, "rco_check_arguments names it as rco_run does");
+	CHECK_INT(rco_check_argument_count(library, -1, 1, &error), RCO_ERROR_USAGE,
+	          "rco_check_argument_count: an op index out of range");
+	snprintf(message, sizeof message, "no op with index -1 (%s has 11)", fake_multi);
+	CHECK_STR(error.message, message, "rco_check_argument_count names it as rco_run does");
+	struct rco_tensor_description described;
+	memset(&described, 0, sizeof described);
+	int copy = 0;
+	CHECK_INT(rco_accept_tensor(library, 11, NULL, 0, &described, &copy, &error),
+	          RCO_ERROR_USAGE, "rco_accept_tensor: an op index out of range");
+	snprintf(message, sizeof message, "no op with index 11 (%s has 11)", fake_multi);
+	CHECK_STR(error.message, message, "rco_accept_tensor names it as rco_run does");
+	CHECK_INT(rco_accept_tensor(library, 0, NULL, 0, NULL, &copy, &error), RCO_ERROR_USAGE,
+	          "rco_accept_tensor without a tensor");
+	CHECK_STR(error.message, "rco_accept_tensor needs a tensor", "says so");
+	CHECK_INT(rco_run(NULL, 0, &t, 1, &output, 0, &error), RCO_ERROR_USAGE, "rco_run without a library");
+	CHECK_STR(error.message, "rco_run needs a library", "says so");
 	check_good_call(library, "an op index out of range");
 	rco_close(library);
 }
