@@ -23,10 +23,12 @@ file server whose clock is behind this machine's by more than
 SETTLED_NS, can change a file without a new ctime that far from the
 read: the same limit as make's and git's.)
 
-The Store's file is written in one rename, by whoever saves last: an entry
-lost to another process's save is only read and hashed again.  It is used
-only when it is a regular file of this user that no one else may write
-(_ownership.py): its digests decide what is loaded into the process.
+The Store's file is written in one rename, with the entries of the file as
+it is then and those this process added (the most recent _MAXIMUM): an
+entry lost to another process's save at the same time is only read and
+hashed again.  It is used only when it is a regular file of this user
+that no one else may write (_ownership.py): its digests decide what is
+loaded into the process.
 """
 
 import contextlib
@@ -43,8 +45,9 @@ from build_custom_op import _ownership
 SETTLED_NS = 2_000_000_000
 # Bumped when the file's layout changes.
 _FORMAT = 1
-# Entries kept at most (the oldest are dropped first).
-_MAXIMUM = 4096
+# Entries kept at most (the oldest are dropped first): the file is read by
+# every load().
+_MAXIMUM = 512
 
 
 def of(info):
@@ -66,30 +69,37 @@ class Store:
     def __init__(self, path):
         self.path = path
         self.entries = None     # path -> [fingerprint..., sha256, md5 or None]
-        self.changed = False
+        self.added = {}         # the entries this process added since it saved
+
+    @property
+    def changed(self):
+        return bool(self.added)
 
     def _load(self):
-        if self.entries is not None:
-            return
-        self.entries = {}
+        if self.entries is None:
+            self.entries = self._stored()
+
+    def _stored(self):
+        """The entries of the file, or {} when it cannot be used."""
         if self.path is None:
-            return
+            return {}
         try:
             descriptor = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW |
                                  getattr(os, 'O_CLOEXEC', 0))
         except OSError:
-            return
+            return {}
         with os.fdopen(descriptor, 'rb') as stream:
             if _ownership.file_problem(self.path, os.fstat(descriptor)) is not None:
-                return
+                return {}
             try:
                 value = json.loads(stream.read().decode('utf-8'))
             except (OSError, UnicodeDecodeError, ValueError):
-                return
-        if isinstance(value, dict) and value.get('format') == _FORMAT and \
-                isinstance(value.get('files'), dict):
-            self.entries = {path: entry for path, entry in value['files'].items()
-                            if isinstance(entry, list) and len(entry) == 7}
+                return {}
+        if not isinstance(value, dict) or value.get('format') != _FORMAT or \
+                not isinstance(value.get('files'), dict):
+            return {}
+        return {path: entry for path, entry in value['files'].items()
+                if isinstance(entry, list) and len(entry) == 7}
 
     def known(self, path, info):
         """(sha256, md5 or None) remembered for the file at path whose
@@ -112,9 +122,7 @@ class Store:
                 before.st_ctime_ns < started_ns - SETTLED_NS:
             entry = of(before) + [sha256, md5]
             if self.entries.get(path) != entry:
-                self.entries.pop(path, None)
-                self.entries[path] = entry
-                self.changed = True
+                self.entries[path] = self.added[path] = entry
         return sha256
 
     def read(self, path, md5=False):
@@ -146,9 +154,13 @@ class Store:
     def save(self):
         """Writes the entries back when this process remembered new ones
         (an error only loses them)."""
-        if not self.changed or self.path is None:
+        if not self.added or self.path is None:
+            self.added = {}
             return
-        entries = self.entries
+        entries = self._stored()
+        for path, entry in self.added.items():
+            entries.pop(path, None)
+            entries[path] = entry
         if len(entries) > _MAXIMUM:
             entries = dict(list(entries.items())[-_MAXIMUM:])
         directory = os.path.dirname(self.path)
@@ -159,10 +171,11 @@ class Store:
             return
         try:
             with os.fdopen(descriptor, 'w') as stream:
-                json.dump({'format': _FORMAT, 'files': entries}, stream)
+                stream.write(json.dumps({'format': _FORMAT, 'files': entries},
+                                        separators=(',', ':')))
             os.chmod(temporary, 0o644)
             os.replace(temporary, self.path)
-            self.changed = False
+            self.added = {}
         except OSError:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)

@@ -14,9 +14,11 @@ it was built from the same files; else torch.utils.cpp_extension builds.
 The headers the sources include (outside the system directories) are
 recorded after each build with their contents' hashes, so a changed header
 rebuilds the entry.  Looking an entry up reads no more than the recorded
-headers and the library, and imports nothing of cpp_extension; a library
-that is not whole (a cut file, which would kill the process with SIGBUS
-when loaded) is built again.
+headers and the library's headers, and imports nothing of cpp_extension
+(the hashes of files unchanged since they were read are known by their
+stat fingerprints, kept in the cache's root: see digests() and
+_fingerprint.py); a library that is not whole (a cut file, which would
+kill the process with SIGBUS when loaded) is built again.
 
 The cache: $BUILD_CUSTOM_OP_CACHE, else $XDG_CACHE_HOME/build-custom-op,
 else ~/.cache/build-custom-op; entries are KIND/KEY/ in it.  An entry is

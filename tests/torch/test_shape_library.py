@@ -163,7 +163,12 @@ class CacheTest(unittest.TestCase):
         from build_custom_op import _fingerprint, _torch_build
         cache, entry = self.private_copy()
         environment = dict(os.environ)
-        self.addCleanup(os.environ.update, environment)
+
+        def restore():
+            os.environ.clear()
+            os.environ.update(environment)
+
+        self.addCleanup(restore)
         os.environ[_torch_build.CACHE_VARIABLE] = cache
         settled = _fingerprint.SETTLED_NS
         self.addCleanup(setattr, _fingerprint, 'SETTLED_NS', settled)
