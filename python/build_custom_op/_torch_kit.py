@@ -39,7 +39,6 @@ import hashlib
 import io
 import json
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -297,6 +296,7 @@ def _takes_precompiled_header(source):
 # --- running the compiler ---------------------------------------------------------------
 
 def _shown(command):
+    import shlex   # here: a load() that compiles nothing needs none of it
     return ' '.join(shlex.quote(word) for word in command)
 
 
@@ -435,6 +435,7 @@ def _ninja_words(value):
     """The words of a build.ninja variable's value (ninja's $-escapes
     undone, then split as the shell ninja runs it would)."""
     plain = value.replace('$$', '\0').replace('$ ', ' ').replace('$:', ':').replace('\0', '$')
+    import shlex
     return shlex.split(plain)
 
 
