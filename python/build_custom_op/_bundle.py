@@ -20,7 +20,11 @@ original wrote) is checked as the original checks it.
 
 The cache keeps a record of each bundle load() makes (record_key,
 record_of), so that a load() with nothing changed keeps the file already
-written when it is byte for byte the one it would write (kept).
+written when it is byte for byte the one it would write (kept).  Whether
+a file is that bundle, and whether an extraction holds a bundle's
+members, is known without reading the files when they are unchanged since
+they were last read (their stat fingerprints, _fingerprint.py); the
+members of a bundle load() makes are read only when it must be written.
 """
 
 import errno
