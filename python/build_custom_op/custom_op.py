@@ -449,7 +449,10 @@ def _write_and_register(build_directory, bundle_name, members, files, meta, shap
         bundle.data, bundle.md5 = data, record['md5']
         _torch_build.record_bundle(key, record)
     if register:
-        _bundle.check_whole(bundle)
+        try:
+            _bundle.check_whole(bundle)
+        except _bundle.BundleError as error:
+            raise steps.fail(6, 'registering the ops', str(error), bundle.path) from None
         _register(bundle, shape_path, ops, target, steps, 6, verbose, timeout=timeout)
     return bundle_path
 
