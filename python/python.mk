@@ -7,6 +7,8 @@ TESTS += tests/python/test_compile.py tests/python/test_command.py
 TESTS += tests/python/test_layouts.py
 # No import cycle among the package's modules, none shadowed.
 TESTS += tests/python/test_package.py
+# Digests of files known by their stat fingerprints.
+TESTS += tests/python/test_fingerprint.py
 INSTALL_TARGETS += install-python
 
 # The installed package finds the programs, libraries, headers and data

@@ -20,7 +20,11 @@ original wrote) is checked as the original checks it.
 
 The cache keeps a record of each bundle load() makes (record_key,
 record_of), so that a load() with nothing changed keeps the file already
-written when it is byte for byte the one it would write (kept).
+written when it is byte for byte the one it would write (kept).  Whether
+a file is that bundle, and whether an extraction holds a bundle's
+members, is known without reading the files when they are unchanged since
+they were last read (their stat fingerprints, _fingerprint.py); the
+members of a bundle load() makes are read only when it must be written.
 """
 
 import errno
@@ -31,9 +35,11 @@ import re
 import shutil
 import stat
 import tempfile
+import time
 
 from build_custom_op import _archive
 from build_custom_op import _elf
+from build_custom_op import _fingerprint
 from build_custom_op import _ownership
 
 METADATA = 'metadata.json'
@@ -72,11 +78,14 @@ def sha256_hex(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def metadata(versions, shapelib, ops, computelibs, target, members, torch_version):
+def metadata(versions, shapelib, ops, computelibs, computelib_md5, target, hashes,
+             torch_version):
     """The metadata dict.  ops: [(namespace, op, fn, schema)] in order;
-    computelibs: [(basename, bytes)]; members: every other member of the
-    bundle, [(name, bytes)]; torch_version: the PyTorch the shape library
-    was compiled against (torch.__version__), which alone can load it."""
+    computelibs: the compute libraries' basenames; computelib_md5: the md5
+    hex of the first one's bytes; hashes: {name: sha256 hex} of every other
+    member of the bundle, in its order; torch_version: the PyTorch the
+    shape library was compiled against (torch.__version__), which alone
+    can load it."""
     table = {}
     for namespace, op, fn, schema in ops:
         table.setdefault(namespace, {})[op] = {'fn': fn, 'schema': schema}
@@ -84,13 +93,13 @@ def metadata(versions, shapelib, ops, computelibs, target, members, torch_versio
         'versions': dict(versions),
         'shapelib': shapelib,
         'ops': table,
-        'computelibs': {'names': [name for name, _ in computelibs]},
-        'computelib': {'id': md5_hex(computelibs[0][1])},
+        'computelibs': {'names': list(computelibs)},
+        'computelib': {'id': computelib_md5},
     }
     if target == 'host':
         result['target'] = 'host'
     result[TORCH] = torch_version
-    result[HASHES] = {name: sha256_hex(data) for name, data in members}
+    result[HASHES] = dict(hashes)
     return result
 
 
@@ -173,14 +182,13 @@ def _code_identity():
 _code_digest = None
 
 
-def record_key(members, hashes):
-    """The key of the record of the bundle of members ([(name, bytes)] in
-    order): a sha256 of the code that lays bundles out and of each member's
-    name and sha256.  hashes: {name: sha256 hex} of the members (the
-    metadata's record of the others); one it lacks is hashed here."""
+def record_key(members):
+    """The key of the record of the bundle of members ([(name, size,
+    sha256 hex)] in order): a sha256 of the code that lays bundles out and
+    of each member's name, size and sha256."""
     description = [_code_identity()]
-    for name, data in members:
-        description.append([name, len(data), hashes.get(name) or sha256_hex(data)])
+    for name, size, sha256 in members:
+        description.append([name, size, sha256])
     return sha256_hex(json.dumps(description).encode('utf-8'))
 
 
@@ -202,15 +210,17 @@ def recorded(value):
     return value
 
 
-def kept(path, record):
+def kept(path, record, store):
     """Whether the file at path (a symbolic link followed, as
     write_atomically() does) is already what write_atomically(path, the
     recorded bytes) would leave there: a regular file of this user, with
     no other link, of mode 644 less the umask, whose bytes have the
-    recorded size and sha256.  Anything else is written again."""
+    recorded size and sha256 (known by the file's fingerprint in store, a
+    _fingerprint.Store, when it is unchanged since it was last read).
+    Anything else is written again."""
+    real = os.path.realpath(path)
     try:
-        descriptor = os.open(os.path.realpath(path),
-                             os.O_RDONLY | os.O_NONBLOCK | getattr(os, 'O_CLOEXEC', 0))
+        descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, 'O_CLOEXEC', 0))
     except OSError:
         return False
     with os.fdopen(descriptor, 'rb') as stream:
@@ -219,24 +229,39 @@ def kept(path, record):
                 info.st_uid != os.geteuid() or info.st_size != record['size'] or \
                 stat.S_IMODE(info.st_mode) != 0o644 & ~_umask():
             return False
+        known = store.known(real, info)
+        if known is not None:
+            return known[0] == record['sha256']
         try:
+            started = time.time_ns()
             data = stream.read()
+            after = os.fstat(descriptor)
         except OSError:
             return False
-    return len(data) == record['size'] and sha256_hex(data) == record['sha256']
+    return len(data) == record['size'] and \
+        store.note(real, info, after, started, data) == record['sha256']
 
 
 # --- reading and checking ---------------------------------------------------
 
 class Bundle:
-    """A bundle read from a file and checked: metadata, member names, and
-    that every member metadata.json names is there."""
+    """A bundle read from a file and checked (metadata, member names, and
+    that every member metadata.json names is there), or one load() makes.
 
-    def __init__(self, path, data, members, meta, md5=None):
+    members: [(name, bytes)] in archive order, where bytes is None for a
+    member known by a file: files then maps its name to (path, size,
+    sha256), and its bytes are read when asked for (member()).  store: the
+    _fingerprint.Store that knows those files' digests."""
+
+    def __init__(self, path, data, members, meta, md5=None, files=None, store=None):
         self.path = path
         self.data = data                # None for a bundle known by its record
         self.md5 = md5_hex(data) if md5 is None else md5
-        self.members = members          # [(name, bytes)] in archive order
+        self.members = list(members)
+        self.files = dict(files or {})
+        self.store = store or _fingerprint.store(None)
+        # name -> (size, sha256 hex), as known or computed.
+        self.digests = {name: (size, sha256) for name, (_, size, sha256) in self.files.items()}
         self.metadata = meta
         self.target = meta.get('target', 'xtensa')
         self.shapelib = meta['shapelib']
@@ -248,11 +273,50 @@ class Bundle:
                 for namespace, table in self.metadata['ops'].items()
                 for op, entry in table.items()]
 
+    def names(self):
+        return [name for name, _ in self.members]
+
     def member(self, name):
-        for member_name, data in self.members:
-            if member_name == name:
-                return data
+        """The member's bytes (read from its file, and checked against the
+        size and sha256 it was known by), or None when there is none."""
+        for index, (member_name, data) in enumerate(self.members):
+            if member_name != name:
+                continue
+            if data is None:
+                path, size, sha256 = self.files[name]
+                try:
+                    with open(path, 'rb') as stream:
+                        data = stream.read()
+                except OSError as error:
+                    raise BundleError(f'cannot read {path}: {error.strerror}') from None
+                if len(data) != size or sha256_hex(data) != sha256:
+                    raise BundleError(f'{path} changed while the bundle {self.path} was made '
+                                      'from it: make it again (run load() again)')
+                self.members[index] = (name, data)
+            return data
         return None
+
+    def digest(self, name):
+        """(size, sha256 hex) of a member."""
+        if name not in self.digests:
+            data = self.member(name)
+            self.digests[name] = (len(data), sha256_hex(data))
+        return self.digests[name]
+
+    def incomplete(self, name):
+        """_elf.incomplete() of the member; of a member known by a file that
+        is unchanged since (its fingerprint in self.store), the file's
+        headers alone are read."""
+        if dict(self.members).get(name) is None and name in self.files:
+            path, _, sha256 = self.files[name]
+            try:
+                with open(path, 'rb') as stream:
+                    known = self.store.known(path, os.fstat(stream.fileno()))
+                    if known is not None and known[0] == sha256:
+                        return _elf.incomplete_file(stream.fileno())
+            except OSError:
+                pass
+        return _elf.incomplete(self.member(name))
 
 
 def _metadata_problem(meta):
@@ -388,7 +452,7 @@ def check_whole(bundle):
     process with SIGBUS)."""
     path = bundle.path
     for name in [bundle.shapelib] + (bundle.computelibs if bundle.target == 'host' else []):
-        problem = _elf.incomplete(bundle.member(name))
+        problem = bundle.incomplete(name)
         if problem is not None:
             raise BundleError(f'{path}: its member {name} is not a whole shared library: '
                               f'{problem}; rebuild the bundle with custom_op.load()')
@@ -412,6 +476,7 @@ def _check_hashes(path, bundle):
             raise BundleError(f'{path}: its member {name} was changed after the bundle was made '
                               f'(its sha256 is {sha256_hex(data)}, {METADATA} records {recorded}); '
                               'rebuild the bundle with custom_op.load()')
+        bundle.digests[name] = (len(data), recorded)
     for name in hashes:
         if bundle.member(name) is None:
             raise BundleError(f'{path} has no member {name}, which {METADATA} records; rebuild '
@@ -440,21 +505,31 @@ def extract_root():
 
 def _complete(directory, bundle):
     """Whether directory holds every member of the bundle, byte for byte,
-    as regular files no one else may write."""
-    for name, data in bundle.members:
+    as regular files no one else may write.  A file whose fingerprint
+    bundle.store knows is compared by its sha256 without being read."""
+    for name, _ in bundle.members:
+        path = os.path.join(directory, name)
         try:
-            descriptor = os.open(os.path.join(directory, name),
-                                 os.O_RDONLY | os.O_NOFOLLOW | getattr(os, 'O_CLOEXEC', 0))
+            descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, 'O_CLOEXEC', 0))
         except OSError:
             return False
+        size, sha256 = bundle.digest(name)
         with os.fdopen(descriptor, 'rb') as stream:
             info = os.fstat(descriptor)
-            if _ownership.file_problem(name, info) is not None or info.st_size != len(data):
+            if _ownership.file_problem(name, info) is not None or info.st_size != size:
                 return False
-            try:
-                if stream.read() != data:
+            known = bundle.store.known(path, info)
+            if known is not None:
+                if known[0] != sha256:
                     return False
+                continue
+            try:
+                started = time.time_ns()
+                data = stream.read()
+                after = os.fstat(descriptor)
             except OSError:
+                return False
+            if bundle.store.note(path, info, after, started, data) != sha256:
                 return False
     return True
 
@@ -475,7 +550,8 @@ def extract(bundle, verbose=False):
         raise BundleError(f'cannot extract {bundle.path} into {root}: '
                           f'{error.strerror or error}') from None
     try:
-        for name, data in bundle.members:
+        for name in bundle.names():
+            data = bundle.member(name)
             descriptor = os.open(os.path.join(temporary, name),
                                  os.O_WRONLY | os.O_CREAT | os.O_EXCL |
                                  getattr(os, 'O_CLOEXEC', 0), 0o644)

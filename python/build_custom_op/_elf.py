@@ -13,6 +13,7 @@ without complaint, and the first touch of a missing page kills the
 process with SIGBUS.
 """
 
+import os
 import struct
 
 ET_REL, ET_EXEC, ET_DYN = 1, 2, 3
@@ -104,16 +105,33 @@ def incomplete(data):
     headers describe.  As run/elf_check.c, only this machine's kind of
     library (64 bits, little-endian) is measured; the loader refuses the
     others itself."""
-    length = len(data)
-    if length < 4 or data[:4] != b'\x7fELF':
+    return _incomplete(lambda offset, size: data[offset:offset + size], len(data))
+
+
+def incomplete_file(descriptor):
+    """incomplete() of the open file descriptor's bytes, reading only its
+    headers (the check needs no more than them and the file's size)."""
+    length = os.fstat(descriptor).st_size
+    try:
+        return _incomplete(lambda offset, size: os.pread(descriptor, size, offset), length)
+    except struct.error:
+        return f'it has {length} bytes, but fewer could be read (it was cut while being read)'
+
+
+
+def _incomplete(read, length):
+    """incomplete() of a file of length bytes; read(offset, size) gives
+    its bytes there (fewer at its end)."""
+    header = read(0, 64)
+    if length < 4 or header[:4] != b'\x7fELF':
         return (f'it is not an ELF shared library ({length} bytes, without the ELF magic '
                 'number)')
     if length < 64:
         return f'it has {length} bytes, too few for its ELF header'
-    if data[4] != 2 or data[5] != 1:
+    if header[4] != 2 or header[5] != 1:
         return None
-    phoff, shoff = struct.unpack_from('<QQ', data, 0x20)
-    phentsize, phnum, shentsize, shnum = struct.unpack_from('<HHHH', data, 0x36)
+    phoff, shoff = struct.unpack_from('<QQ', header, 0x20)
+    phentsize, phnum, shentsize, shnum = struct.unpack_from('<HHHH', header, 0x36)
     if phentsize != 56:
         return None
     limit = 2 ** 64 - 1
@@ -125,8 +143,9 @@ def incomplete(data):
     if shoff:
         needed = max(needed, table_end(shoff, shnum, shentsize))
     if needed <= length:
+        table = read(phoff, phnum * 56)
         for i in range(phnum):
-            kind, _, offset, _, _, filesz = struct.unpack_from('<IIQQQQ', data, phoff + i * 56)
+            kind, _, offset, _, _, filesz = struct.unpack_from('<IIQQQQ', table, i * 56)
             end = limit if offset > limit - filesz else offset + filesz
             if kind == 1 and end > needed:  # PT_LOAD
                 needed = end

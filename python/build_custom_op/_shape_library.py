@@ -95,18 +95,18 @@ def load_library(path, data):
 def build_and_load(name, sources, extra_cflags, extra_include_paths, verbose):
     """Builds the shape library of library name from the shape sources (or
     finds it in the cache), loads it with torch.ops.load_library, and
-    returns (path, bytes).  name is for messages only: libraries of other
-    names with the same sources share the cache's entry."""
+    returns (path, the sha256 of its bytes).  name is for messages only:
+    libraries of other names with the same sources share the cache's
+    entry."""
     include_paths = list(extra_include_paths) + [include_directory()]
     try:
-        path, data = _torch_build.build(_CACHE_KIND, _CACHED_NAME, sources, extra_cflags,
-                                        include_paths, verbose)
+        path, digest = _torch_build.build(_CACHE_KIND, _CACHED_NAME, sources, extra_cflags,
+                                          include_paths, verbose)
     except _torch_build.TorchBuildError as error:
         raise ShapeLibraryError(str(error)) from None
-    digest = hashlib.sha256(data).hexdigest()
     known = _loaded_contents.get(digest)
     if known is not None and os.path.exists(known):
-        return known, data   # loaded from elsewhere: a second copy would define it again
+        return known, digest   # loaded from elsewhere: a second copy would define it again
     before = _loaded.get(os.path.realpath(path))
     if before is not None and before != _identity(path):
         raise ShapeLibraryError(
@@ -119,7 +119,7 @@ def build_and_load(name, sources, extra_cflags, extra_include_paths, verbose):
         except (OSError, RuntimeError) as error:
             raise ShapeLibraryError(f'cannot load {path}: {error}') from None
         _note_loaded(path, digest)
-    return path, data
+    return path, digest
 
 
 # --- reading the ops through register.h's C functions ---------------------------------

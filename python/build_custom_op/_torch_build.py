@@ -14,9 +14,11 @@ it was built from the same files; else torch.utils.cpp_extension builds.
 The headers the sources include (outside the system directories) are
 recorded after each build with their contents' hashes, so a changed header
 rebuilds the entry.  Looking an entry up reads no more than the recorded
-headers and the library, and imports nothing of cpp_extension; a library
-that is not whole (a cut file, which would kill the process with SIGBUS
-when loaded) is built again.
+headers and the library's headers, and imports nothing of cpp_extension
+(the hashes of files unchanged since they were read are known by their
+stat fingerprints, kept in the cache's root: see digests() and
+_fingerprint.py); a library that is not whole (a cut file, which would
+kill the process with SIGBUS when loaded) is built again.
 
 The cache: $BUILD_CUSTOM_OP_CACHE, else $XDG_CACHE_HOME/build-custom-op,
 else ~/.cache/build-custom-op; entries are KIND/KEY/ in it.  An entry is
@@ -49,6 +51,7 @@ import time
 import torch
 
 from build_custom_op import _elf
+from build_custom_op import _fingerprint
 from build_custom_op import _ownership
 from build_custom_op import _torch_kit
 
@@ -104,7 +107,22 @@ def _cpp_extension():
 
 
 _compiler = _torch_kit.compiler
-_digest = _torch_kit.digest
+
+
+def digests():
+    """The process's _fingerprint.Store, kept in the cache's root when that
+    is a directory of this user that no one else can write (else one this
+    process alone remembers)."""
+    root = cache_root()
+    if _ownership.directory_problem(root) is not None:
+        return _fingerprint.store(None)
+    return _fingerprint.store(root)
+
+
+def _digest(path):
+    """The sha256 of the file at path (known by its fingerprint when it
+    is unchanged since it was last read)."""
+    return digests().sha256(path)
 
 
 def _key(kind, sources, extra_cflags, include_paths, kit=None):
@@ -231,7 +249,7 @@ def _read_private(path):
 
 
 def _cached(directory):
-    """(path, bytes) of the entry's library when the entry is complete, its
+    """(path, sha256) of the entry's library when the entry is complete, its
     files are this user's and no one else's to write, and its headers are
     as recorded; else None."""
     try:
@@ -240,14 +258,30 @@ def _cached(directory):
             if _digest(header) != digest:
                 return None
         path = os.path.join(directory, os.path.basename(manifest['library']))
-        data = _read_private(path)
+        return whole_library(path)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    if data is None:
+
+
+def whole_library(path):
+    """(path, sha256) of the library at path when it is a regular file of
+    this user that no one else may write and a whole shared library (not
+    one cut short, which would kill the process with SIGBUS when loaded),
+    else None.  Reads its headers only, and its bytes when their digest is
+    not known by its fingerprint."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, 'O_CLOEXEC', 0))
+    except OSError:
         return None
-    if _elf.incomplete(data) is not None:
+    try:
+        if _ownership.file_problem(path, os.fstat(descriptor)) is not None or \
+                _elf.incomplete_file(descriptor) is not None:
+            return None
+        return path, _digest(path)
+    except OSError:
         return None
-    return path, data
+    finally:
+        os.close(descriptor)
 
 
 # How long ninja has, after SIGINT, to stop the compilers it started.
@@ -473,7 +507,7 @@ def _empty(directory):
 # --- building -----------------------------------------------------------------------------
 
 def build(kind, name, sources, extra_cflags, include_paths, verbose):
-    """(path, bytes) of the library NAME.so built from sources, from the
+    """(path, sha256) of the library NAME.so built from sources, from the
     cache or built into it (with cpp_extension, then also loaded into the
     process, as cpp_extension does).  kind names the cache's part
     ('shape-libraries', 'bridge'); name is the file's name in the entry."""
@@ -482,7 +516,7 @@ def build(kind, name, sources, extra_cflags, include_paths, verbose):
     extra_cflags = [os.fspath(flag) for flag in extra_cflags]
     kit = _torch_kit.find()
     if kit is not None and kind == 'bridge':
-        found = kit.bridge(sources, extra_cflags, include_paths)
+        found = kit.bridge(sources, extra_cflags, include_paths, _digest)
         if found is not None:
             if verbose:
                 print(f'{kind}: {found[0]}')
@@ -581,7 +615,7 @@ def _build_entry(directory, name, sources, extra_cflags, include_paths, verbose,
     _make_private(directory)
     try:
         with open(path, 'rb') as stream:
-            data = stream.read()
+            digest = hashlib.sha256(stream.read()).hexdigest()
         if headers is None:
             headers = _included_headers(directory, sources)
         if headers is not None:
@@ -589,7 +623,7 @@ def _build_entry(directory, name, sources, extra_cflags, include_paths, verbose,
     except OSError as error:
         raise TorchBuildError(f'cannot read or record {error.filename}: {error.strerror}') \
             from None
-    return path, data
+    return path, digest
 
 
 def _compile_with_cpp_extension(directory, name, sources, extra_cflags, include_paths, verbose):

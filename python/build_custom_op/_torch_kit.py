@@ -39,7 +39,6 @@ import hashlib
 import io
 import json
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -200,27 +199,29 @@ class Kit:
     def link_command(self, objects, output):
         return [compiler()[0]] + list(objects) + self.ldflags + ['-o', output]
 
-    def bridge(self, sources, flags, include_paths):
-        """(path, bytes) of the kit's bridge when it was built from these
-        sources, flags and include directories as they are now, else None."""
+    def bridge(self, sources, flags, include_paths, sha256=None):
+        """(path, sha256) of the kit's bridge when it was built from these
+        sources, flags and include directories as they are now, and it is
+        whole, else None.  sha256(path): a file's digest (default: digest,
+        which reads the file)."""
+        sha256 = sha256 or digest
         recorded = self.record.get('bridge')
         if not recorded or len(sources) != 1 or len(include_paths) != 1 or \
                 list(flags) != recorded['flags']:
             return None
         try:
-            if digest(sources[0]) != recorded['source']:
+            if sha256(sources[0]) != recorded['source']:
                 return None
             for relative, expected in recorded['headers'].items():
-                if digest(os.path.join(include_paths[0], relative)) != expected:
+                if sha256(os.path.join(include_paths[0], relative)) != expected:
                     return None
             path = os.path.join(self.directory, recorded['library'])
             with open(path, 'rb') as stream:
-                data = stream.read()
+                if _elf.incomplete_file(stream.fileno()) is not None:
+                    return None
+            return path, sha256(path)
         except (OSError, KeyError, TypeError, AttributeError):
             return None
-        if _elf.incomplete(data) is not None:
-            return None
-        return path, data
 
 
 # --- when a source may take the precompiled header ------------------------------------
@@ -295,6 +296,7 @@ def _takes_precompiled_header(source):
 # --- running the compiler ---------------------------------------------------------------
 
 def _shown(command):
+    import shlex   # here: a load() that compiles nothing needs none of it
     return ' '.join(shlex.quote(word) for word in command)
 
 
@@ -433,6 +435,7 @@ def _ninja_words(value):
     """The words of a build.ninja variable's value (ninja's $-escapes
     undone, then split as the shell ninja runs it would)."""
     plain = value.replace('$$', '\0').replace('$ ', ' ').replace('$:', ':').replace('\0', '$')
+    import shlex
     return shlex.split(plain)
 
 

@@ -283,26 +283,34 @@ def _compute_directory(name, build_directory, compute_srcs, target, steps):
         yield directory
 
 
-def _bundle_members(name, shape_data, libraries, directory, ops, target):
+def _bundle_members(name, shape_path, libraries, directory, ops, target):
     """Step 5: the bundle's members in the original's order (the host's
-    .ops record before metadata.json), and the metadata."""
-    members = [(f'lib{name}shapefcn.so', shape_data)]
-    for library in libraries:
-        members.append((os.path.basename(library), _read(library)))
-    computelibs = members[1:]
+    .ops record before metadata.json), as _bundle.Bundle takes them:
+    [(name, bytes or None)] and {name: (path, size, sha256)} of those known
+    by their files; and the metadata.  Each file's digests are known by its
+    fingerprint (_fingerprint.py) when it is unchanged since it was last
+    read; else it is read and hashed."""
+    store = _torch_build.digests()
+    shapelib = f'lib{name}shapefcn.so'
+    computelibs = [os.path.basename(library) for library in libraries]
+    paths = [(shapelib, shape_path)] + [(os.path.basename(path), path) for path in libraries]
     if target == 'host':
-        record = _bundle.host_record_name([base for base, _ in computelibs])
-        members.append((record, _read(os.path.join(directory, record))))
-    meta = _bundle.metadata(build_custom_op.versions, f'lib{name}shapefcn.so',
+        record = _bundle.host_record_name(computelibs)
+        paths.append((record, os.path.join(directory, record)))
+    files = {}
+    computelib_md5 = None
+    for index, (member, path) in enumerate(paths):
+        size, sha256, md5 = store.digests(path, md5=index == 1)
+        files[member] = (path, size, sha256)
+        computelib_md5 = computelib_md5 or md5
+    meta = _bundle.metadata(build_custom_op.versions, shapelib,
                             [(op.namespace, op.op, op.fn, op.schema) for op in ops],
-                            computelibs, target, members, torch.__version__)
+                            computelibs, computelib_md5, target,
+                            {member: sha256 for member, (_, _, sha256) in files.items()},
+                            torch.__version__)
+    members = [(member, None) for member in files]
     members.append((_bundle.METADATA, _bundle.metadata_text(meta).encode('utf-8')))
-    return members, meta
-
-
-def _read(path):
-    with open(path, 'rb') as stream:
-        return stream.read()
+    return members, files, meta
 
 
 def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[],
@@ -341,7 +349,19 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
               build_directory, multicore, verbose, target, register, caller=None,
               timeout=None, sanitize=None):
     """load(); returns the bundle's path (None without a build_directory).
-    caller names the call in messages (default: load('NAME'))."""
+    caller names the call in messages (default: load('NAME')).  The digests
+    of the files it read are kept for the next one (_fingerprint.py)."""
+    try:
+        return _load_steps(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
+                           build_directory, multicore, verbose, target, register, caller,
+                           timeout, sanitize)
+    finally:
+        _torch_build.digests().save()
+
+
+def _load_steps(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
+                build_directory, multicore, verbose, target, register, caller, timeout,
+                sanitize):
     target = _target(target)
     timeout = _timeout(timeout)
     _check_name(name, 'load' if caller is None else caller)
@@ -363,7 +383,7 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
     _check_op_names(shape_srcs, target, steps)
     with _torch_build.waiting_at_most(timeout):
         try:
-            shape_path, shape_data = _shape_library.build_and_load(
+            shape_path, _ = _shape_library.build_and_load(
                 name, shape_srcs, _shape_cflags(extra_cflags, steps.function),
                 extra_include_paths, verbose)
         except _shape_library.ShapeLibraryError as error:
@@ -382,47 +402,57 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
                                        verbose, target, directory, steps, sanitize)
             bundle_name = f'lib{name}.so'
             try:
-                members, meta = _bundle_members(name, shape_data, libraries, directory, ops,
-                                                target)
+                members, files, meta = _bundle_members(name, shape_path, libraries, directory,
+                                                       ops, target)
             except OSError as error:
                 raise steps.fail(5, 'making the bundle', error.strerror,
                                  error.filename) from None
-        return _write_and_register(build_directory, bundle_name, members, meta, shape_path,
-                                   ops, target, steps, register, verbose, timeout)
+        return _write_and_register(build_directory, bundle_name, members, files, meta,
+                                   shape_path, ops, target, steps, register, verbose, timeout)
 
 
-def _write_and_register(build_directory, bundle_name, members, meta, shape_path, ops, target,
-                        steps, register, verbose, timeout):
+def _write_and_register(build_directory, bundle_name, members, files, meta, shape_path, ops,
+                        target, steps, register, verbose, timeout):
     """Steps 5 (laying the bundle out and writing it) and 6 of load();
     returns the bundle's path.  When the cache records the bundle of these
     very members (_bundle.record_key), it is not laid out again: the file
     at the bundle's path is kept if it is byte for byte the recorded one
     (_bundle.kept), and without a build_directory the record's md5 names
-    the extraction.  Else the bundle is made, written and recorded."""
+    the extraction; the members' files are then not read.  Else the bundle
+    is made, written and recorded."""
     bundle_path = None
     if build_directory is not None:
         bundle_path = os.path.join(os.fspath(build_directory), bundle_name)
-    key = _bundle.record_key(members, meta[_bundle.HASHES])
+    store = _torch_build.digests()
+    bundle = _bundle.Bundle(bundle_path or bundle_name, None, members, meta, '', files, store)
+    names = bundle.names()
+    key = _bundle.record_key([(name,) + bundle.digest(name) for name in names])
     record = _bundle.recorded(_torch_build.bundle_record(key))
-    if record is not None and (bundle_path is None or _bundle.kept(bundle_path, record)):
+    if record is not None and (bundle_path is None or _bundle.kept(bundle_path, record, store)):
         if verbose and bundle_path is not None:
-            print(f'keeping {bundle_path}: it already holds {", ".join(n for n, _ in members)}')
-        bundle = _bundle.Bundle(bundle_path or bundle_name, None, members, meta, record['md5'])
+            print(f'keeping {bundle_path}: it already holds {", ".join(names)}')
+        bundle.md5 = record['md5']
     else:
-        data = _bundle.build_archive(members)
+        try:
+            data = _bundle.build_archive([(name, bundle.member(name)) for name in names])
+        except _bundle.BundleError as error:
+            raise steps.fail(5, 'making the bundle', str(error)) from None
         if bundle_path is not None:
             try:
                 if verbose:
-                    print(f'writing {bundle_path}: {", ".join(n for n, _ in members)}')
+                    print(f'writing {bundle_path}: {", ".join(names)}')
                 _bundle.write_atomically(bundle_path, data)
             except OSError as error:
                 raise steps.fail(5, 'writing the bundle', error.strerror,
                                  bundle_path) from None
         record = _bundle.record_of(data)
-        bundle = _bundle.Bundle(bundle_path or bundle_name, data, members, meta, record['md5'])
+        bundle.data, bundle.md5 = data, record['md5']
         _torch_build.record_bundle(key, record)
     if register:
-        _bundle.check_whole(bundle)
+        try:
+            _bundle.check_whole(bundle)
+        except _bundle.BundleError as error:
+            raise steps.fail(6, 'registering the ops', str(error), bundle.path) from None
         _register(bundle, shape_path, ops, target, steps, 6, verbose, timeout=timeout)
     return bundle_path
 
@@ -498,6 +528,7 @@ def load_library(libname, verbose=False, *, target=None, timeout=None):
     steps = _Steps('load_library', libname, 4)
     try:
         bundle = _bundle.read(libname, target)
+        bundle.store = _torch_build.digests()
     except _bundle.WrongTarget as error:
         raise steps.fail(1, 'reading the bundle',
                          f'{error}: load it with target={error.target!r} (or set '
@@ -532,6 +563,7 @@ def load_library(libname, verbose=False, *, target=None, timeout=None):
                          f'records ({shown}); rebuild the bundle', libname)
     with _torch_build.waiting_at_most(timeout):
         _register(bundle, shape_path, ops, target, steps, 4, verbose, directory, timeout)
+    bundle.store.save()
 
 
 # --- registering ----------------------------------------------------------------

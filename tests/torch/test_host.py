@@ -589,6 +589,93 @@ class HostTest(unittest.TestCase):
         x = self.torch.tensor([1.0, -2.0])
         self.assertSameBits(self.torch.ops.test_ops.twice(x), x * 2)
 
+    def test_an_unchanged_load_trusts_no_file_changed_since_it_was_read(self):
+        """Once the files have settled, a load() with nothing changed reads
+        none of them again (their digests are known by their stat
+        fingerprints); a file changed since, even with its size and mtime
+        put back by os.utime, or replaced by a rename, is read again: the
+        bundle is rewritten, the extraction made again, and a compute
+        library changed in the build directory is what the bundle holds."""
+        from build_custom_op import _bundle, _fingerprint
+        settled = _fingerprint.SETTLED_NS
+        self.addCleanup(setattr, _fingerprint, 'SETTLED_NS', settled)
+        _fingerprint.SETTLED_NS = 0   # settled after a tick of the clock, not 2 s
+        read = []
+        note = _fingerprint.Store.note
+        self.addCleanup(setattr, _fingerprint.Store, 'note', note)
+
+        def noting(store, path, *arguments, **options):
+            read.append(path)
+            return note(store, path, *arguments, **options)
+
+        _fingerprint.Store.note = noting
+        directory = os.path.join(state['work'], 'fingerprinted')
+        path = os.path.join(directory, 'libfixture.so')
+        sources = [os.path.join(fixture.FIXTURES, 'ops.cpp')]
+
+        def load():
+            time.sleep(0.05)   # past the tick of the last change
+            del read[:]
+            fixture.load(sources, directory, target='host')
+
+        load()
+        load()   # reads what the first wrote
+        load()
+        self.assertEqual(read, [])
+        with open(path, 'rb') as stream:
+            right = stream.read()
+        extraction = os.path.join(os.environ['BUILD_CUSTOM_OP_BUNDLES'],
+                                  _bundle.md5_hex(right))
+        compute = os.path.join(directory, 'libfixturecustomop.build', 'libfixturecustomop.so')
+
+        def changed(target, in_place=True):
+            """Flips the file's third last byte (in a section header, which
+            the loader does not read), its size and mtime put back."""
+            info = os.stat(target)
+            with open(target, 'rb') as stream:
+                data = bytearray(stream.read())
+            data[-3] ^= 0x01
+            written = target if in_place else target + '.new'
+            with open(written, 'r+b' if in_place else 'wb') as stream:
+                stream.write(data)
+            os.utime(written, ns=(info.st_atime_ns, info.st_mtime_ns))
+            if not in_place:
+                os.rename(written, target)
+            after = os.stat(target)
+            self.assertEqual((after.st_size, after.st_mtime_ns), (info.st_size, info.st_mtime_ns))
+            return bytes(data)
+
+        for in_place in (True, False):
+            how = 'in place' if in_place else 'by a rename'
+            with self.subTest(changed=f'the bundle, {how}'):
+                changed(path, in_place)
+                load()
+                self.assertIn(path, read)
+                with open(path, 'rb') as stream:
+                    self.assertEqual(stream.read(), right)
+            with self.subTest(changed=f'an extracted compute library, {how}'):
+                extracted = os.path.join(extraction, 'libfixturecustomop.so')
+                with open(extracted, 'rb') as stream:
+                    whole = stream.read()
+                changed(extracted, in_place)
+                load()
+                self.assertIn(extracted, read)
+                with open(extracted, 'rb') as stream:
+                    self.assertEqual(stream.read(), whole)
+        with self.subTest(changed='the compute library in the build directory'):
+            now = changed(compute)
+            load()
+            self.assertIn(compute, read)
+            with open(compute, 'rb') as stream:
+                now = stream.read()   # as the compute build left it
+            bundle = _bundle.read(path, 'host')
+            self.assertEqual(bundle.member('libfixturecustomop.so'), now)
+            load()   # reads the bundle and the extraction the last one wrote
+            load()
+            self.assertEqual(read, [])
+        x = self.torch.tensor([1.0, -2.0])
+        self.assertSameBits(self.torch.ops.test_ops.twice(x), x * 2)
+
     def test_a_host_bundle_is_refused_for_the_device(self):
         from build_custom_op import custom_op
         bundle = os.path.join(state['work'], 'fixture', 'libfixture.so')

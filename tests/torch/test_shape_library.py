@@ -5,6 +5,7 @@ headers changed is built again; an interrupted build stops the compilers it
 started, so none goes on writing into the cache directory after its lock
 is released."""
 
+import hashlib
 import json
 import os
 import shutil
@@ -154,6 +155,83 @@ class CacheTest(unittest.TestCase):
         self.assertEqual(self.load('other', fixture.OTHER_SHAPES[0],
                                    BUILD_CUSTOM_OP_CACHE=cache, ENTRY=entry),
                          (path, False, False))
+
+    def test_files_changed_since_they_were_read_are_read_again(self):
+        """An entry's headers, its library and the sources of its key are
+        known by their fingerprints once they have settled, and read again
+        when they change in any way, their size and mtime put back."""
+        from build_custom_op import _fingerprint, _torch_build
+        cache, entry = self.private_copy()
+        environment = dict(os.environ)
+
+        def restore():
+            os.environ.clear()
+            os.environ.update(environment)
+
+        self.addCleanup(restore)
+        os.environ[_torch_build.CACHE_VARIABLE] = cache
+        settled = _fingerprint.SETTLED_NS
+        self.addCleanup(setattr, _fingerprint, 'SETTLED_NS', settled)
+        _fingerprint.SETTLED_NS = 0   # settled after a tick of the clock, not 2 s
+        header = os.path.join(self.work, 'included.h')
+        source = os.path.join(self.work, 'shape.cpp')
+        for path in (header, source):
+            with open(path, 'w') as stream:
+                stream.write('// version 1\n')
+        manifest = os.path.join(entry, 'manifest.json')
+        with open(manifest) as stream:
+            recorded = json.load(stream)
+        recorded['headers'].append([header, hashlib.sha256(b'// version 1\n').hexdigest()])
+        with open(manifest, 'w') as stream:
+            json.dump(recorded, stream)
+        library = os.path.join(entry, 'libshapefcn.so')
+        read = []
+        note = _fingerprint.Store.note
+        self.addCleanup(setattr, _fingerprint.Store, 'note', note)
+
+        def noting(store, path, *arguments, **options):
+            read.append(path)
+            return note(store, path, *arguments, **options)
+
+        _fingerprint.Store.note = noting
+
+        def looked_up():
+            time.sleep(0.05)   # past the tick of the last change
+            del read[:]
+            return _torch_build._cached(entry), _torch_build._key('shape-libraries', [source],
+                                                                 [], [])
+
+        def changed(path, offset, value):
+            info = os.stat(path)
+            with open(path, 'r+b') as stream:
+                stream.seek(offset)
+                stream.write(value)
+            os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+            after = os.stat(path)
+            self.assertEqual((after.st_size, after.st_mtime_ns), (info.st_size, info.st_mtime_ns))
+
+        with open(library, 'rb') as stream:
+            digest = hashlib.sha256(stream.read()).hexdigest()
+        first, key = looked_up()
+        self.assertEqual(first, (library, digest))
+        self.assertEqual(looked_up(), (first, key))
+        self.assertEqual(read, [])
+        with self.subTest(changed='a source of the key'):
+            changed(source, 11, b'2')
+            self.assertNotEqual(looked_up(), (first, key))
+            self.assertEqual(read, [source])
+        with self.subTest(changed='the library'):
+            with open(library, 'rb') as stream:
+                stream.seek(-3, os.SEEK_END)
+                byte = stream.read(1)[0]
+            changed(library, os.stat(library).st_size - 3, bytes([byte ^ 0x01]))
+            with open(library, 'rb') as stream:
+                now = hashlib.sha256(stream.read()).hexdigest()
+            self.assertNotEqual(now, digest)
+            self.assertEqual(looked_up()[0], (library, now))
+        with self.subTest(changed='a header'):
+            changed(header, 11, b'2')
+            self.assertIsNone(looked_up()[0])
 
     def test_an_unusable_cache_is_named(self):
         from build_custom_op import _shape_library
