@@ -14,8 +14,8 @@
 // context_prepare made "returns" to customop_host_context_start, which
 // calls the entry function it left in a kept register; its unwinding
 // information ends the stack there, for gdb's backtraces and the unwinder.
-extern "C" void customop_host_context_switch(void **saved, void *next);
-extern "C" void customop_host_context_start();
+extern "C" __attribute__((visibility("hidden"))) void customop_host_context_switch(void **saved, void *next);
+extern "C" __attribute__((visibility("hidden"))) void customop_host_context_start();
 
 #if defined(__x86_64__)
 __asm__(
