@@ -77,38 +77,62 @@ size_t check_dtype_size(int dtype)
 	return 0;
 }
 
-/* Checks one tensor; what is "relu argument 1 (Tensor x)" or "relu's output". */
-static int check_tensor(const struct rco_tensor *tensor, int minimum_rank, const char *what,
+/* An argument's or the output's name in messages (check_describe), written
+ * only when a message needs it: a call whose arguments pass formats none. */
+struct described {
+	const struct op_record *op;
+	const char *label;
+	int index;
+	char text[RCO_LABEL_SIZE + 320];
+};
+
+static void describe_later(struct described *what, const struct op_record *op, const char *label,
+                           int index)
+{
+	what->op = op;
+	what->label = label;
+	what->index = index;
+}
+
+static const char *described_text(struct described *what)
+{
+	check_describe(what->op, what->label, what->index, what->text, sizeof what->text);
+	return what->text;
+}
+
+/* Checks one tensor; what names it: "relu argument 1 (Tensor x)" or "relu's output". */
+static int check_tensor(const struct rco_tensor *tensor, int minimum_rank, struct described *what,
                         const struct op_record *op, int argument, struct rco_error *error)
 {
 	size_t size = check_dtype_size(tensor->dtype);
 	if (size == 0)
 		return fail(error, op, argument, "%s has dtype %d, which is not one of the device's 8 "
-		            "dtypes (float32, bfloat16, float16, int32, int8, int64, int16, uint8)", what,
-		            tensor->dtype);
+		            "dtypes (float32, bfloat16, float16, int32, int8, int64, int16, uint8)",
+		            described_text(what), tensor->dtype);
 	if (tensor->rank < minimum_rank || tensor->rank > RCO_MAX_RANK)
 		return fail(error, op, argument, "%s has %d dimensions; a device tensor has %d to %d",
-		            what, tensor->rank, minimum_rank, RCO_MAX_RANK);
+		            described_text(what), tensor->rank, minimum_rank, RCO_MAX_RANK);
 	int64_t extent = 0; /* the farthest element, in elements */
 	int empty = 0;
 	for (int d = 0; d < tensor->rank; d++) {
 		if (tensor->sizes[d] < 0)
 			return fail(error, op, argument, "%s has size %lld in dimension %d; sizes are >= 0",
-			            what, (long long)tensor->sizes[d], d);
+			            described_text(what), (long long)tensor->sizes[d], d);
 		if (tensor->strides[d] < 0)
 			return fail(error, op, argument, "%s has stride %lld in dimension %d; strides are "
-			            ">= 0", what, (long long)tensor->strides[d], d);
+			            ">= 0", described_text(what), (long long)tensor->strides[d], d);
 		empty |= tensor->sizes[d] == 0;
 	}
 	for (int d = 0; d < tensor->rank && !empty; d++) {
 		int64_t last = tensor->sizes[d] - 1;
 		if (tensor->strides[d] > 0 && last > (TENSOR_BYTES_LIMIT / (int64_t)size - extent) /
 		                                             tensor->strides[d])
-			return fail(error, op, argument, "%s is too large", what);
+			return fail(error, op, argument, "%s is too large", described_text(what));
 		extent += last * tensor->strides[d];
 	}
 	if (!empty && !tensor->data)
-		return fail(error, op, argument, "%s has no data (a NULL pointer)", what);
+		return fail(error, op, argument, "%s has no data (a NULL pointer)",
+		            described_text(what));
 	/* The runtime reads and writes a tensor's elements one after another
 	 * from data: any other layout would give the kernel the wrong elements,
 	 * and its writes would land outside the tensor.  A dimension of size 1
@@ -117,8 +141,8 @@ static int check_tensor(const struct rco_tensor *tensor, int minimum_rank, const
 	for (int d = tensor->rank - 1; d >= 0 && !empty; d--) {
 		if (tensor->sizes[d] != 1 && tensor->strides[d] != expected)
 			return fail(error, op, argument, "%s is not contiguous (dimension %d has stride %lld "
-			            "where a contiguous tensor has %lld); pass a contiguous tensor", what, d,
-			            (long long)tensor->strides[d], (long long)expected);
+			            "where a contiguous tensor has %lld); pass a contiguous tensor",
+			            described_text(what), d, (long long)tensor->strides[d], (long long)expected);
 		if (d > 0)
 			expected *= tensor->sizes[d]; /* within the extent checked above */
 	}
@@ -223,7 +247,7 @@ static void make_scalar(struct customop_host_tensor *tensor, int dtype, void *by
 }
 
 /* Converts a number by its kind into a 1-element tensor. */
-static int convert_number(const struct op_record *op, int index, const char *what,
+static int convert_number(const struct op_record *op, int index, struct described *what,
                           const struct rco_argument *argument, struct customop_host_tensor *tensor,
                           void *bytes, struct rco_error *error)
 {
@@ -233,21 +257,23 @@ static int convert_number(const struct op_record *op, int index, const char *wha
 	int integer = argument->type == RCO_ARGUMENT_INTEGER;
 	double real = argument->real;
 	if (argument->type == RCO_ARGUMENT_LARGE_INTEGER && kind != 'f')
-		return fail(error, op, index, "%s: %s is out of the %s range", what, text,
-		            kind == 'i' ? "int32" : "int64");
+		return fail(error, op, index, "%s: %s is out of the %s range", described_text(what),
+		            text, kind == 'i' ? "int32" : "int64");
 	if (kind == 'i' || kind == 'l') {
 		if (!integer) {
 			/* A whole number too large for an integer (1e30) is out of range;
 			 * any other real is not an integer. */
 			double bound = kind == 'i' ? 2147483648.0 : 9223372036854775808.0;
 			if (isfinite(real) && real == floor(real) && (real >= bound || real < -bound))
-				return fail(error, op, index, "%s: %s is out of the %s range", what, text,
-				            kind == 'i' ? "int32" : "int64");
-			return fail(error, op, index, "%s: %s is not an integer", what, text);
+				return fail(error, op, index, "%s: %s is out of the %s range",
+				            described_text(what), text, kind == 'i' ? "int32" : "int64");
+			return fail(error, op, index, "%s: %s is not an integer", described_text(what),
+			            text);
 		}
 		if (kind == 'i') {
 			if (argument->integer < INT32_MIN || argument->integer > INT32_MAX)
-				return fail(error, op, index, "%s: %s is out of the int32 range", what, text);
+				return fail(error, op, index, "%s: %s is out of the int32 range",
+				            described_text(what), text);
 			int32_t narrow = (int32_t)argument->integer;
 			make_scalar(tensor, RCO_INT32, bytes, &narrow, sizeof narrow);
 		} else {
@@ -265,7 +291,8 @@ static int convert_number(const struct op_record *op, int index, const char *wha
 		real = (double)argument->integer;
 	float single = (float)real;
 	if (isfinite(real) && !isfinite(single))
-		return fail(error, op, index, "%s: %s is out of the float32 range", what, text);
+		return fail(error, op, index, "%s: %s is out of the float32 range",
+		            described_text(what), text);
 	make_scalar(tensor, RCO_FLOAT32, bytes, &single, sizeof single);
 	return 0;
 }
@@ -298,36 +325,39 @@ int check_arguments(const struct op_record *op, const struct rco_argument *argum
 	if (count > 0 && !arguments)
 		return fail(error, op, -1, "%s: the arguments are missing (a NULL pointer)", label);
 	for (int i = 0; i < count; i++) {
-		char what[RCO_LABEL_SIZE + 320];
-		check_describe(op, label, i, what, sizeof what);
+		struct described what;
+		describe_later(&what, op, label, i);
 		const struct rco_argument *argument = &arguments[i];
 		int wants_tensor = op->kinds[i] == 'T';
 		if (argument->type != RCO_ARGUMENT_TENSOR && argument->type != RCO_ARGUMENT_INTEGER &&
 		    argument->type != RCO_ARGUMENT_REAL && argument->type != RCO_ARGUMENT_LARGE_INTEGER)
-			return fail(error, op, i, "%s has an unknown type %d", what, (int)argument->type);
+			return fail(error, op, i, "%s has an unknown type %d", described_text(&what),
+			            (int)argument->type);
 		if (wants_tensor && argument->type != RCO_ARGUMENT_TENSOR) {
 			char text[128];
 			number_text(argument, text, sizeof text);
-			return fail(error, op, i, "%s is a tensor, but the number %s was given", what, text);
+			return fail(error, op, i, "%s is a tensor, but the number %s was given",
+			            described_text(&what), text);
 		}
 		if (!wants_tensor && argument->type == RCO_ARGUMENT_TENSOR)
-			return fail(error, op, i, "%s is a number, but a tensor was given", what);
+			return fail(error, op, i, "%s is a number, but a tensor was given",
+			            described_text(&what));
 		if (wants_tensor) {
-			status = check_tensor(&argument->tensor, 1, what, op, i, error);
+			status = check_tensor(&argument->tensor, 1, &what, op, i, error);
 			if (status != 0)
 				return status;
 			memcpy(&args[i], &argument->tensor, sizeof args[i]);
 		} else {
-			status = convert_number(op, i, what, argument, &args[i], scalars->bytes[i], error);
+			status = convert_number(op, i, &what, argument, &args[i], scalars->bytes[i], error);
 			if (status != 0)
 				return status;
 		}
 	}
 	if (!output)
 		return fail(error, op, -1, "%s: no output tensor given", label);
-	char what[RCO_LABEL_SIZE + 16];
-	check_describe(op, label, -1, what, sizeof what);
-	status = check_tensor(output, 0, what, op, -1, error);
+	struct described what;
+	describe_later(&what, op, label, -1);
+	status = check_tensor(output, 0, &what, op, -1, error);
 	if (status != 0)
 		return status;
 	/* The kernel reads its inputs while it writes the output: an output one
@@ -339,7 +369,7 @@ int check_arguments(const struct op_record *op, const struct rco_argument *argum
 		check_describe(op, label, i, input, sizeof input);
 		return fail(error, op, i, "%s and %s share some of their memory: the cores would read "
 		            "elements they have already written; pass an output of its own, or the input "
-		            "itself", input, what);
+		            "itself", input, described_text(&what));
 	}
 	memcpy(host_output, output, sizeof *host_output);
 	return 0;

@@ -5,7 +5,7 @@
 HOST_SDK_CXXFLAGS = -std=c++14 -fPIC -fvisibility=hidden -Wall -Wextra -Wpedantic -Werror -Wshadow \
 	-Isdk/host/include $(CXXFLAGS)
 HOST_RUNTIME_SOURCES = \
-	sdk/host/runtime/access_checks.cpp sdk/host/runtime/assert.cpp sdk/host/runtime/code_address.cpp sdk/host/runtime/element_set.cpp \
+	sdk/host/runtime/access_checks.cpp sdk/host/runtime/assert.cpp sdk/host/runtime/code_address.cpp sdk/host/runtime/core_context.cpp sdk/host/runtime/element_set.cpp \
 	sdk/host/runtime/elements.cpp sdk/host/runtime/elementwise.cpp sdk/host/runtime/factories.cpp \
 	sdk/host/runtime/hbm.cpp sdk/host/runtime/ledger.cpp sdk/host/runtime/marshal.cpp sdk/host/runtime/neuron_utils.cpp sdk/host/runtime/op_checks.cpp sdk/host/runtime/print.cpp sdk/host/runtime/process.cpp sdk/host/runtime/putc.cpp \
 	sdk/host/runtime/registration.cpp sdk/host/runtime/run.cpp sdk/host/runtime/scalar_type.cpp sdk/host/runtime/signals.cpp \

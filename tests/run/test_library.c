@@ -1104,6 +1104,23 @@ static void test_kernel_rules(void)
 		CHECK(!sigismember(&mask, SIGUSR1), "the signal is not blocked after the call");
 		rco_close(library);
 	}
+	/* The mask goes back after a call that a violation ended, too: the
+	 * caller's SIGUSR1 blocked again, the kernel's SIGUSR2 not. */
+	library = open_build(mischief_single, 0, NULL);
+	if (library) {
+		float out[10];
+		struct rco_argument extra[2] = {integer_argument(32), integer_argument(0)};
+		sigset_t user, mask;
+		sigemptyset(&user);
+		sigaddset(&user, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &user, NULL);
+		CHECK_INT(run_on(library, "mischief", out, 2, extra, 0), RCO_ERROR_OP,
+		          "a kernel that changed the mask with sighold() and sigrelse() and then threw");
+		pthread_sigmask(SIG_UNBLOCK, &user, &mask);
+		CHECK(sigismember(&mask, SIGUSR1) && !sigismember(&mask, SIGUSR2),
+		      "leaves the caller's mask as it was");
+		rco_close(library);
+	}
 	sigaction(SIGINT, NULL, &interrupt_after);
 	CHECK(same_disposition(&interrupt_before, &interrupt_after), "SIGINT's disposition is untouched");
 }

@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ucontext.h>
 #include <exception>
 #include <typeinfo>
 
 #include "neuron/host_abi.h"
 #include "neuron/wrapper_api.h"
+#include "core_context.h"
 #include "ledger.h"
 #include "runtime.h"
 #include "sanitizer.h"
@@ -24,8 +24,8 @@ struct RunState {
     // Kept from call to call while the size asked for stays the same: a
     // runner that calls an op thousands of times maps it once.
     GuardedStack stack;
-    ucontext_t host_context; // customop_host_run, on the caller's stack
-    ucontext_t core_context; // the launcher, on the core stack
+    CoreContext host_context; // customop_host_run, on the caller's stack
+    CoreContext core_context; // the launcher, on the core stack
     bool violated;
     // Here rather than in a frame: the core stack is the kernel's.
     char escaped[CUSTOMOP_HOST_ERROR_SIZE / 2];
@@ -38,8 +38,8 @@ struct RunState {
 
 RunState state;
 
-// The core stack's only frame below the launcher: when it returns, uc_link
-// resumes customop_host_run.
+// The core stack's only frame below the launcher: when it returns, it
+// switches back to customop_host_run.
 void core_entry()
 {
     fiber_arrive(nullptr);
@@ -48,8 +48,9 @@ void core_entry()
         state.launcher();
         op_end();
     }, nullptr);
-    // Back to customop_host_run through uc_link; this stack is done with.
+    // Back to customop_host_run; this stack is done with.
     fiber_leave(nullptr, state.host_stack);
+    context_jump(&state.host_context);
 }
 
 // "std::runtime_error: text", or the type alone when it is no std::exception.
@@ -83,6 +84,7 @@ wrapper_fn find_op(const char *name)
 void clean_up_abandoned_run()
 {
     state.call = nullptr;
+    signal_mask_forget();
     stack_switch_reset();
     marshal_reset();
     hbm_release_run();
@@ -200,10 +202,7 @@ void abandon_run()
 {
     state.violated = true;
     fiber_leave(nullptr, state.host_stack);
-    setcontext(&state.host_context);
-    // setcontext returns only when the context is unusable, which cannot
-    // happen for one swapcontext saved; there is nowhere else to go.
-    __builtin_trap();
+    context_jump(&state.host_context);
 }
 
 } // namespace neuron_host
@@ -249,16 +248,9 @@ CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
             fail(call, "cannot map a core stack of %zu bytes", size);
             return -1;
         }
-        // Once per stack (getcontext is a system call: it reads the signal
-        // mask, which does not change).
-        getcontext(&state.core_context);
-        state.core_context.uc_stack.ss_sp = state.stack.low;
-        state.core_context.uc_stack.ss_size = state.stack.size;
-        state.core_context.uc_link = &state.host_context;
     }
-    // Every time: the way back that makecontext writes at the stack's top
-    // is used up by the return through it.
-    makecontext(&state.core_context, core_entry, 0);
+    // Every time: the stack's top is used up by the call.
+    context_prepare(&state.core_context, state.stack.low, state.stack.size, core_entry);
     tcm_begin_run();
     call->describe_fault = describe_runtime_fault;
     warnings_reset();
@@ -272,6 +264,7 @@ CUSTOMOP_HOST_EXPORT int customop_host_run(customop_host_call *call)
     // Back here when the launcher returns, or from abandon_run().
     context_swap(&state.host_context, &state.core_context);
     fiber_arrive(state.host_fake_stack);
+    signal_mask_restore();
     ledger_end(call);
     int reports = reports_count(&state.reports);
     if (state.violated) {

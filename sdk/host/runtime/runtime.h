@@ -42,6 +42,12 @@ union FreedWhenIdle {
     }
 };
 
+// signals.cpp: the signal mask a kernel changed goes back to what it was
+// before the call (the stack switches leave the mask alone), at the end of
+// the call; a call the runner abandoned had its mask put back by the runner.
+void signal_mask_restore();
+void signal_mask_forget();
+
 // violation.cpp: writes "core N: op NAME: " and the formatted rule to
 // call->error.
 void set_error(customop_host_call *call, const char *format, va_list arguments);

@@ -8,7 +8,6 @@
 #define CUSTOMOP_HOST_SANITIZER_H
 
 #include <stddef.h>
-#include <ucontext.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CUSTOMOP_HOST_ASAN 1
@@ -19,7 +18,6 @@
 #endif
 
 #ifdef CUSTOMOP_HOST_ASAN
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
@@ -88,22 +86,6 @@ inline void stack_unpoison(FiberStack stack)
     ASAN_UNPOISON_MEMORY_REGION(stack.bottom, stack.size);
 }
 
-// libc's swapcontext.  ASan's own warns once per process that it does not
-// fully support stack switches, even when every switch is told to it as
-// here; it also clears the new stack's shadow, which stack_unpoison does.
-inline int context_swap(ucontext_t *from, ucontext_t *to)
-{
-    using swap_function = int (*)(ucontext_t *, const ucontext_t *);
-    static swap_function libc_swap = [] {
-        void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-        void *found = libc ? dlsym(libc, "swapcontext") : nullptr;
-        if (libc)
-            dlclose(libc);
-        return found ? reinterpret_cast<swap_function>(found) : &swapcontext;
-    }();
-    return libc_swap(from, to);
-}
-
 // The reports of the call in progress on this thread go to sink.
 inline void reports_watch(customop_host_report_sink *sink)
 {
@@ -140,7 +122,6 @@ inline void fiber_leave(void **, FiberStack) {}
 inline void fiber_arrive(void *) {}
 inline FiberStack thread_stack() { return FiberStack{nullptr, 0}; }
 inline void stack_unpoison(FiberStack) {}
-inline int context_swap(ucontext_t *from, ucontext_t *to) { return swapcontext(from, to); }
 inline void reports_watch(customop_host_report_sink *) {}
 inline int reports_count(customop_host_report_sink *) { return 0; }
 inline const char *reports_file(int *users) { *users = 0; return nullptr; }

@@ -15,7 +15,9 @@
  *     sighold(), or waiting with it blocked, sigsuspend();
  *   - taking one of them: sigwait(), sigwaitinfo(), sigtimedwait().
  * Reading a disposition or the mask, and blocking other signals (the mask
- * goes back when the kernel returns), go on to the C library's functions,
+ * goes back when the kernel returns: the mask before the first change of
+ * the call is kept here, and put back when the call ends), go on to the C
+ * library's functions,
  * as does any call made outside an op (a static constructor's, say).  As in
  * process.cpp, the kernel's calls bind to these, inside its library. */
 #include <dlfcn.h>
@@ -100,6 +102,7 @@ struct Library {
     handler_function bsd_signal;
     handler_function sysv_signal;
     one_signal_function sighold;
+    one_signal_function sigrelse;
     one_signal_function sigignore;
     interrupt_function siginterrupt;
     set_function sigsuspend;
@@ -126,6 +129,7 @@ __attribute__((constructor)) void look_up_library()
     look_up(&library.bsd_signal, "bsd_signal");
     look_up(&library.sysv_signal, "sysv_signal");
     look_up(&library.sighold, "sighold");
+    look_up(&library.sigrelse, "sigrelse");
     look_up(&library.sigignore, "sigignore");
     look_up(&library.siginterrupt, "siginterrupt");
     look_up(&library.sigsuspend, "sigsuspend");
@@ -142,6 +146,22 @@ Result forward(Function function, Result failed, Arguments... arguments)
     return function ? function(arguments...) : failed;
 }
 
+// The mask before the kernel's first change of it in this call.
+struct KeptMask {
+    bool kept;
+    sigset_t mask;
+};
+
+KeptMask kept_mask;
+
+// Before a change of the mask: the mask as it is, the first time in a call.
+void keep_mask()
+{
+    if (in_op() && !kept_mask.kept && library.pthread_sigmask &&
+        library.pthread_sigmask(SIG_BLOCK, nullptr, &kept_mask.mask) == 0)
+        kept_mask.kept = true;
+}
+
 int change_mask(mask_function function, const char *name, int how, const sigset_t *set, sigset_t *previous)
 {
     if (in_op() && set && (how == SIG_BLOCK || how == SIG_SETMASK)) {
@@ -149,6 +169,8 @@ int change_mask(mask_function function, const char *name, int how, const sigset_
         if (number)
             refuse_runner_signal(name, "block", number);
     }
+    if (set)
+        keep_mask();
     return forward(function, -1, how, set, previous);
 }
 
@@ -219,7 +241,14 @@ int sighold(int number) noexcept
 {
     if (in_op() && signal_name(number))
         refuse_runner_signal("sighold", "block", number);
+    keep_mask();
     return forward(library.sighold, -1, number);
+}
+
+int sigrelse(int number) noexcept
+{
+    keep_mask();
+    return forward(library.sigrelse, -1, number);
 }
 
 int sigsuspend(const sigset_t *mask)
@@ -251,3 +280,15 @@ int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *ti
 }
 
 } // extern "C"
+
+void neuron_host::signal_mask_restore()
+{
+    if (kept_mask.kept && library.pthread_sigmask)
+        library.pthread_sigmask(SIG_SETMASK, &kept_mask.mask, nullptr);
+    kept_mask.kept = false;
+}
+
+void neuron_host::signal_mask_forget()
+{
+    kept_mask.kept = false;
+}

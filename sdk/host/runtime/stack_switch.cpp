@@ -3,9 +3,9 @@
  * on a heap stack (HBM on the device) that switchBack leaves. */
 #include <stdint.h>
 #include <stdio.h>
-#include <ucontext.h>
 
 #include "neuron/host/violation.h"
+#include "core_context.h"
 #include "elements.h"
 #include "runtime.h"
 #include "sanitizer.h"
@@ -19,8 +19,8 @@ namespace {
 struct SwitchState {
     void (*wrapper)();
     GuardedStack heap_stack;
-    ucontext_t launcher_context; // where switchBack returns to
-    ucontext_t heap_context;
+    CoreContext launcher_context; // where switchBack returns to
+    CoreContext heap_context;
     void *core_fake_stack;       // with ASan: the core stack's fake frames meanwhile
 };
 
@@ -86,11 +86,7 @@ int customop_host_switch_stack_or_call(void (*wrapper)(), size_t stack_size)
     if (!guarded_stack_create(&state.heap_stack, stack_size, description))
         violation("cannot allocate a STACK_SIZE stack of %zu bytes", stack_size);
     state.wrapper = wrapper;
-    getcontext(&state.heap_context);
-    state.heap_context.uc_stack.ss_sp = state.heap_stack.low;
-    state.heap_context.uc_stack.ss_size = state.heap_stack.size;
-    state.heap_context.uc_link = nullptr;
-    makecontext(&state.heap_context, heap_entry, 0);
+    context_prepare(&state.heap_context, state.heap_stack.low, state.heap_stack.size, heap_entry);
     switched_stack = true;
     FiberStack heap = fiber_stack(state.heap_stack.low, state.heap_stack.size);
     stack_unpoison(heap);
@@ -109,6 +105,5 @@ void switchBack()
     if (const at::Tensor *result = marshal_returned_result())
         warn_result_leak(*result);
     fiber_leave(nullptr, fiber_stack(core_stack().low, core_stack().size));
-    setcontext(&state.launcher_context);
-    __builtin_trap();
+    context_jump(&state.launcher_context);
 }
