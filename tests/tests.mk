@@ -12,8 +12,8 @@ E2E_TESTS = tests/e2e/test_run_examples.sh tests/e2e/test_distcc.sh tests/e2e/te
 	tests/e2e/test_demo.sh
 # The test runner itself (and test_exec under nohup).
 RUNNER_TESTS = tests/cli/test_run_tests.sh
-# docs/tutorial.md, run as written (needs PyTorch).
-DOCS_TESTS = tests/docs/test_tutorial.py
+# docs/tutorial.md, run as written (needs PyTorch); the entry documents' sizes.
+DOCS_TESTS = tests/docs/test_tutorial.py tests/docs/test_sizes.sh
 TESTS += $(UNIT_TESTS) $(CLI_TESTS) $(E2E_TESTS) $(RUNNER_TESTS) $(DOCS_TESTS)
 CLEAN += $(UNIT_TESTS)
 
