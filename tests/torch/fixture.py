@@ -146,6 +146,26 @@ def forward_refusal(op, argument=1):
             'tangent is needed')
 
 
+def files_read_again(test):
+    """The paths build_custom_op reads and hashes from now on, in a list that
+    grows (each call of the fingerprint store's note), with a file counted as
+    settled after a tick of the clock instead of 2 s; both undone at the end
+    of test."""
+    from build_custom_op import _fingerprint
+    test.addCleanup(setattr, _fingerprint, 'SETTLED_NS', _fingerprint.SETTLED_NS)
+    _fingerprint.SETTLED_NS = 0
+    read = []
+    note = _fingerprint.Store.note
+    test.addCleanup(setattr, _fingerprint.Store, 'note', note)
+
+    def noting(store, path, *arguments, **options):
+        read.append(path)
+        return note(store, path, *arguments, **options)
+
+    _fingerprint.Store.note = noting
+    return read
+
+
 def line_of(path, text):
     """The 1-based number of the line of path that holds text."""
     with open(path) as stream:

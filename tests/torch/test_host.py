@@ -596,19 +596,8 @@ class HostTest(unittest.TestCase):
         put back by os.utime, or replaced by a rename, is read again: the
         bundle is rewritten, the extraction made again, and a compute
         library changed in the build directory is what the bundle holds."""
-        from build_custom_op import _bundle, _fingerprint
-        settled = _fingerprint.SETTLED_NS
-        self.addCleanup(setattr, _fingerprint, 'SETTLED_NS', settled)
-        _fingerprint.SETTLED_NS = 0   # settled after a tick of the clock, not 2 s
-        read = []
-        note = _fingerprint.Store.note
-        self.addCleanup(setattr, _fingerprint.Store, 'note', note)
-
-        def noting(store, path, *arguments, **options):
-            read.append(path)
-            return note(store, path, *arguments, **options)
-
-        _fingerprint.Store.note = noting
+        from build_custom_op import _bundle
+        read = fixture.files_read_again(self)
         directory = os.path.join(state['work'], 'fingerprinted')
         path = os.path.join(directory, 'libfixture.so')
         sources = [os.path.join(fixture.FIXTURES, 'ops.cpp')]

@@ -160,7 +160,7 @@ class CacheTest(unittest.TestCase):
         """An entry's headers, its library and the sources of its key are
         known by their fingerprints once they have settled, and read again
         when they change in any way, their size and mtime put back."""
-        from build_custom_op import _fingerprint, _torch_build
+        from build_custom_op import _torch_build
         cache, entry = self.private_copy()
         environment = dict(os.environ)
 
@@ -170,9 +170,7 @@ class CacheTest(unittest.TestCase):
 
         self.addCleanup(restore)
         os.environ[_torch_build.CACHE_VARIABLE] = cache
-        settled = _fingerprint.SETTLED_NS
-        self.addCleanup(setattr, _fingerprint, 'SETTLED_NS', settled)
-        _fingerprint.SETTLED_NS = 0   # settled after a tick of the clock, not 2 s
+        read = fixture.files_read_again(self)
         header = os.path.join(self.work, 'included.h')
         source = os.path.join(self.work, 'shape.cpp')
         for path in (header, source):
@@ -185,15 +183,6 @@ class CacheTest(unittest.TestCase):
         with open(manifest, 'w') as stream:
             json.dump(recorded, stream)
         library = os.path.join(entry, 'libshapefcn.so')
-        read = []
-        note = _fingerprint.Store.note
-        self.addCleanup(setattr, _fingerprint.Store, 'note', note)
-
-        def noting(store, path, *arguments, **options):
-            read.append(path)
-            return note(store, path, *arguments, **options)
-
-        _fingerprint.Store.note = noting
 
         def looked_up():
             time.sleep(0.05)   # past the tick of the last change
