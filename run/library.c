@@ -283,6 +283,9 @@ static int load_cores(struct rco_library *library, int core_count, struct rco_er
 		else
 			status = check_registered_ops(library, core, error);
 	}
+	for (int i = 1; i < core_count && status == 0; i++)
+		core_library_share_code(&library->team->cores[i]->library,
+		                        &library->team->cores[0]->library);
 	free(path);
 	free(record);
 	return status;

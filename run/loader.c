@@ -1,11 +1,13 @@
 /* loader.c - loading one core library of a host build.
  *
- * memfd_create (for the private copy) is Linux's. */
+ * memfd_create (for the private copy), mremap, dlinfo and dl_iterate_phdr
+ * (for sharing the code of a multicore build) are Linux's and glibc's. */
 #define _GNU_SOURCE
 
 #include "loader.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -276,4 +278,86 @@ void core_library_close(struct core_library *library)
 		close(library->copy_descriptor);
 	memset(library, 0, sizeof *library);
 	library->copy_descriptor = -1;
+}
+
+/* ---- one copy of the code for the eight cores ---- */
+
+/* The page-aligned pages of a loaded library's code (its one executable
+ * segment) and their offset in its file. */
+struct code_pages {
+	char *address;
+	size_t length;
+	off_t offset;
+};
+
+struct code_search {
+	ElfW(Addr) base;
+	struct code_pages *pages;
+	int found;
+};
+
+static int find_code_pages(struct dl_phdr_info *info, size_t size, void *context)
+{
+	(void)size;
+	struct code_search *search = context;
+	if (info->dlpi_addr != search->base)
+		return 0;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int segments = 0;
+	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *header = &info->dlpi_phdr[i];
+		if (header->p_type != PT_LOAD || !(header->p_flags & PF_X))
+			continue;
+		/* Code mapped straight from the file, nothing zero-filled. */
+		if (++segments > 1 || header->p_filesz != header->p_memsz ||
+		    header->p_offset % page != header->p_vaddr % page)
+			return 1;
+		ElfW(Addr) start = header->p_vaddr / page * page;
+		ElfW(Addr) end = (header->p_vaddr + header->p_memsz + page - 1) / page * page;
+		search->pages->address = (char *)(info->dlpi_addr + start);
+		search->pages->length = (size_t)(end - start);
+		search->pages->offset = (off_t)(header->p_offset / page * page);
+	}
+	search->found = segments == 1;
+	return 1;
+}
+
+static int code_pages_of(void *handle, struct code_pages *pages)
+{
+	struct link_map *map = NULL;
+	if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map)
+		return -1;
+	struct code_search search = {map->l_addr, pages, 0};
+	dl_iterate_phdr(find_code_pages, &search);
+	return search.found ? 0 : -1;
+}
+
+int core_library_share_code(struct core_library *library, const struct core_library *first)
+{
+	struct code_pages own, shared;
+	if (!library->handle || !first->handle || code_pages_of(library->handle, &own) != 0 ||
+	    code_pages_of(first->handle, &shared) != 0 || own.length != shared.length ||
+	    own.offset != shared.offset)
+		return 0;
+	int fd = first->copy_descriptor;
+	if (fd < 0)
+		fd = open(first->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	void *pages = mmap(NULL, own.length, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, own.offset);
+	if (fd != first->copy_descriptor)
+		close(fd);
+	if (pages == MAP_FAILED)
+		return 0;
+	/* The file's pages must hold what both libraries have in memory now:
+	 * not when it changed since first was loaded, nor when either was
+	 * written to (a debugger's breakpoints, relocations in the code). */
+	if (memcmp(pages, shared.address, own.length) != 0 ||
+	    memcmp(pages, own.address, own.length) != 0 ||
+	    mremap(pages, own.length, own.length, MREMAP_MAYMOVE | MREMAP_FIXED, own.address) ==
+	            MAP_FAILED) {
+		munmap(pages, own.length);
+		return 0;
+	}
+	return 1;
 }

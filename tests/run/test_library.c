@@ -285,6 +285,81 @@ static void test_open_and_list(void)
 	CHECK_STR(rco_version(), RCO_VERSION, "the version");
 }
 
+/* How many executable mappings of /proc/self/maps name a file whose name
+ * ends with suffix. */
+static int code_mappings(const char *suffix)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	if (!maps)
+		return -1;
+	char line[PATH_MAX + 256];
+	int count = 0;
+	size_t suffix_length = strlen(suffix);
+	while (fgets(line, sizeof line, maps)) {
+		line[strcspn(line, "\n")] = '\0';
+		char permissions[8] = "";
+		int name_at = 0;
+		if (sscanf(line, "%*s %7s %*s %*s %*s %n", permissions, &name_at) < 1 || name_at == 0)
+			continue;
+		size_t length = strlen(line);
+		if (permissions[2] == 'x' && length >= suffix_length &&
+		    strcmp(line + length - suffix_length, suffix) == 0)
+			count++;
+	}
+	fclose(maps);
+	return count;
+}
+
+/* The code mappings of the eight core libraries ending with prefix + "K" +
+ * rest, core by core: "1 1 1 1 1 1 1 1". */
+static const char *code_mappings_per_core(const char *prefix, const char *rest)
+{
+	static char text[64];
+	size_t used = 0;
+	for (int i = 0; i < 8; i++) {
+		char suffix[128];
+		snprintf(suffix, sizeof suffix, "%s%d%s", prefix, i, rest);
+		used += (size_t)snprintf(text + used, sizeof text - used, "%s%d", i ? " " : "",
+		                         code_mappings(suffix));
+	}
+	return text;
+}
+
+/* The eight core libraries of a multicore build run one copy of their
+ * code (core 0's pages), each with its own data; libraries whose code
+ * differs keep their own. */
+static void test_shared_code(void)
+{
+	rco_library *library = open_build(mischief_multi, 0, NULL);
+	if (!library)
+		return;
+	CHECK_STR(code_mappings_per_core("/mischief_cpu", ".so"), "8 0 0 0 0 0 0 0",
+	          "the eight libraries of a build run core 0's code pages");
+	check_good_call(library, "one copy of the code");
+	/* The same build again: its own copies of the files, whose code is
+	 * shared the same way (the first library's is unchanged). */
+	rco_library *again = open_build(mischief_multi, 0, NULL);
+	if (again) {
+		CHECK_STR(code_mappings_per_core("/memfd:mischief_cpu", ".so (deleted)"),
+		          "8 0 0 0 0 0 0 0", "a second opening of a build shares its copy's code");
+		CHECK_STR(code_mappings_per_core("/mischief_cpu", ".so"), "8 0 0 0 0 0 0 0",
+		          "the first opening's code is as it was");
+		check_good_call(again, "the second opening, with its own data");
+		check_good_call(library, "the first opening, after the second ran");
+		rco_close(again);
+	}
+	rco_close(library);
+
+	/* The fake's libraries have their core number in their code. */
+	library = open_build(fake_multi, 0, NULL);
+	if (!library)
+		return;
+	CHECK_STR(code_mappings_per_core("/fake_cpu", ".so"), "1 1 1 1 1 1 1 1",
+	          "libraries whose code differs keep their own");
+	check_good_call(library, "libraries with their own code");
+	rco_close(library);
+}
+
 static void check_open_error(const char *path, const struct rco_options *options, int status,
                              const char *message, const char *what)
 {
@@ -1990,6 +2065,7 @@ int main(int argc, char **argv)
 	set_up(argv[0]);
 	test_open_and_list();
 	test_open_errors();
+	test_shared_code();
 	test_runs();
 	test_bad_arguments();
 	test_failures();
