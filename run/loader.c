@@ -282,82 +282,88 @@ void core_library_close(struct core_library *library)
 
 /* ---- one copy of the code for the eight cores ---- */
 
-/* The page-aligned pages of a loaded library's code (its one executable
- * segment) and their offset in its file. */
-struct code_pages {
-	char *address;
-	size_t length;
-	off_t offset;
-};
-
-struct code_search {
+/* A loaded library's program headers (in its mapped ELF headers). */
+struct loaded_headers {
 	ElfW(Addr) base;
-	struct code_pages *pages;
-	int found;
+	const ElfW(Phdr) *headers;
+	ElfW(Half) count;
 };
 
-static int find_code_pages(struct dl_phdr_info *info, size_t size, void *context)
+static int find_headers(struct dl_phdr_info *info, size_t size, void *context)
 {
 	(void)size;
-	struct code_search *search = context;
-	if (info->dlpi_addr != search->base)
+	struct loaded_headers *found = context;
+	if (info->dlpi_addr != found->base)
 		return 0;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	int segments = 0;
-	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *header = &info->dlpi_phdr[i];
-		if (header->p_type != PT_LOAD || !(header->p_flags & PF_X))
-			continue;
-		/* Code mapped straight from the file, nothing zero-filled. */
-		if (++segments > 1 || header->p_filesz != header->p_memsz ||
-		    header->p_offset % page != header->p_vaddr % page)
-			return 1;
-		ElfW(Addr) start = header->p_vaddr / page * page;
-		ElfW(Addr) end = (header->p_vaddr + header->p_memsz + page - 1) / page * page;
-		search->pages->address = (char *)(info->dlpi_addr + start);
-		search->pages->length = (size_t)(end - start);
-		search->pages->offset = (off_t)(header->p_offset / page * page);
-	}
-	search->found = segments == 1;
+	found->headers = info->dlpi_phdr;
+	found->count = info->dlpi_phnum;
 	return 1;
 }
 
-static int code_pages_of(void *handle, struct code_pages *pages)
+static int headers_of(void *handle, struct loaded_headers *found)
 {
 	struct link_map *map = NULL;
 	if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map)
 		return -1;
-	struct code_search search = {map->l_addr, pages, 0};
-	dl_iterate_phdr(find_code_pages, &search);
-	return search.found ? 0 : -1;
+	found->base = map->l_addr;
+	found->headers = NULL;
+	dl_iterate_phdr(find_headers, found);
+	return found->headers ? 0 : -1;
 }
 
-int core_library_share_code(struct core_library *library, const struct core_library *first)
+/* Maps the pages of fd's [offset, offset + length) in place of those at
+ * own that hold the same bytes there and at shared; returns how many. */
+static size_t share_same_pages(int fd, off_t offset, size_t length, int protection, char *own,
+                               const char *shared, size_t page)
 {
-	struct code_pages own, shared;
-	if (!library->handle || !first->handle || code_pages_of(library->handle, &own) != 0 ||
-	    code_pages_of(first->handle, &shared) != 0 || own.length != shared.length ||
-	    own.offset != shared.offset)
-		return 0;
-	int fd = first->copy_descriptor;
-	if (fd < 0)
-		fd = open(first->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	void *pages = mmap(NULL, own.length, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, own.offset);
-	if (fd != first->copy_descriptor)
-		close(fd);
+	char *pages = mmap(NULL, length, protection, MAP_PRIVATE, fd, offset);
 	if (pages == MAP_FAILED)
 		return 0;
-	/* The file's pages must hold what both libraries have in memory now:
-	 * not when it changed since first was loaded, nor when either was
-	 * written to (a debugger's breakpoints, relocations in the code). */
-	if (memcmp(pages, shared.address, own.length) != 0 ||
-	    memcmp(pages, own.address, own.length) != 0 ||
-	    mremap(pages, own.length, own.length, MREMAP_MAYMOVE | MREMAP_FIXED, own.address) ==
-	            MAP_FAILED) {
-		munmap(pages, own.length);
-		return 0;
+	size_t moved = 0;
+	for (size_t start = 0; start < length;) {
+		size_t end = start;
+		while (end < length && memcmp(pages + end, shared + end, page) == 0 &&
+		       memcmp(pages + end, own + end, page) == 0)
+			end += page;
+		if (end > start && mremap(pages + start, end - start, end - start,
+		                          MREMAP_MAYMOVE | MREMAP_FIXED, own + start) != MAP_FAILED)
+			moved += (end - start) / page;
+		start = end + page;
 	}
-	return 1;
+	munmap(pages, length);
+	return moved;
+}
+
+size_t core_library_share_code(struct core_library *library, const struct core_library *first)
+{
+	struct loaded_headers own, shared;
+	if (!library->handle || !first->handle || headers_of(library->handle, &own) != 0 ||
+	    headers_of(first->handle, &shared) != 0 || own.count != shared.count)
+		return 0;
+	int fd = first->copy_descriptor >= 0 ? first->copy_descriptor
+	                                     : open(first->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t moved = 0;
+	for (ElfW(Half) i = 0; i < own.count; i++) {
+		const ElfW(Phdr) *mine = &own.headers[i], *theirs = &shared.headers[i];
+		/* Read-only pages mapped straight from the file, at the same
+		 * place in both. */
+		if (mine->p_type != PT_LOAD || (mine->p_flags & PF_W) ||
+		    mine->p_filesz != mine->p_memsz || mine->p_offset % page != mine->p_vaddr % page ||
+		    theirs->p_type != PT_LOAD || theirs->p_flags != mine->p_flags ||
+		    theirs->p_offset != mine->p_offset || theirs->p_vaddr != mine->p_vaddr ||
+		    theirs->p_memsz != mine->p_memsz)
+			continue;
+		ElfW(Addr) start = mine->p_vaddr / page * page;
+		size_t length = (mine->p_vaddr + mine->p_memsz + page - 1) / page * page - start;
+		int protection = PROT_READ | (mine->p_flags & PF_X ? PROT_EXEC : 0);
+		moved += share_same_pages(fd, (off_t)(mine->p_offset / page * page), length, protection,
+		                          (char *)(own.base + start), (const char *)(shared.base + start),
+		                          page);
+	}
+	if (fd != first->copy_descriptor)
+		close(fd);
+	return moved;
 }

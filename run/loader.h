@@ -40,21 +40,21 @@ struct core_library {
  * set (RCO_ERROR_BUILD); call core_library_close in either case. */
 int core_library_open(struct core_library *library, const char *path, int core, const char *id,
                       const char *record, struct rco_error *error);
-/* Has library run the code pages of first (core 0 of the same multicore
- * build) instead of its own, when they hold the same bytes: the eight core
- * libraries are one program linked for eight cores, and their code differs
- * in nothing (the core number is in their read-only data).  Eight copies
- * of it in memory would go through the processor's caches eight times
- * over in every call; one copy is shared by the eight, and each core keeps
- * its own data.  Only pages identical in the file and in both libraries'
- * memory are shared (not after a debugger wrote a breakpoint into either,
- * nor when the file changed since first was loaded).  Call before the
- * library runs.  Returns 1 when shared, 0 when library keeps its own code
- * (a reason above, or a system call failed: nothing changed then).  The
- * shared pages are named after first's file in /proc/PID/maps, so a
- * profiler that reads it names first's file for every core's code (the
- * functions, at the same offsets, are the same). */
-int core_library_share_code(struct core_library *library, const struct core_library *first);
+/* Has library use the read-only pages of first (core 0 of the same
+ * multicore build) in place of its own that hold the same bytes: the eight
+ * core libraries are one program linked for eight cores, and their code
+ * and read-only data differ in the core number only.  Eight copies of them
+ * in memory would go through the processor's caches eight times over in
+ * every call; the eight share one, and each core keeps its own writable
+ * data and the page that holds its core number.  A page is shared only
+ * when it holds the same bytes in the file and in both libraries' memory
+ * (not after a debugger wrote a breakpoint into either, nor when the file
+ * changed since first was loaded).  Call before the library runs.  Returns
+ * the pages shared (0: none, or a system call failed, and nothing
+ * changed).  The shared pages are named after first's file in
+ * /proc/PID/maps, so a profiler that reads it names first's file for
+ * every core's code (its functions, at the same offsets, are the same). */
+size_t core_library_share_code(struct core_library *library, const struct core_library *first);
 /* Makes the runtime take back what an abandoned kernel left (its stacks,
  * its TCM blocks), as it does at the start of the next call: the runtime
  * does that first in every customop_host_run, and a call of ABI version 0

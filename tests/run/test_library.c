@@ -285,29 +285,40 @@ static void test_open_and_list(void)
 	CHECK_STR(rco_version(), RCO_VERSION, "the version");
 }
 
-/* How many executable mappings of /proc/self/maps name a file whose name
- * ends with suffix. */
-static int code_mappings(const char *suffix)
+/* Of the mappings of /proc/self/maps that name a file whose name ends
+ * with suffix: how many are executable, or (pages) how many read-only
+ * pages the others hold. */
+static long mappings(const char *suffix, int pages)
 {
 	FILE *maps = fopen("/proc/self/maps", "r");
 	if (!maps)
 		return -1;
 	char line[PATH_MAX + 256];
-	int count = 0;
+	long count = 0;
 	size_t suffix_length = strlen(suffix);
 	while (fgets(line, sizeof line, maps)) {
 		line[strcspn(line, "\n")] = '\0';
+		unsigned long start = 0, end = 0;
 		char permissions[8] = "";
 		int name_at = 0;
-		if (sscanf(line, "%*s %7s %*s %*s %*s %n", permissions, &name_at) < 1 || name_at == 0)
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &start, &end, permissions, &name_at) < 3 ||
+		    name_at == 0)
 			continue;
 		size_t length = strlen(line);
-		if (permissions[2] == 'x' && length >= suffix_length &&
-		    strcmp(line + length - suffix_length, suffix) == 0)
+		if (length < suffix_length || strcmp(line + length - suffix_length, suffix) != 0)
+			continue;
+		if (!pages && permissions[2] == 'x')
 			count++;
+		else if (pages && strcmp(permissions, "r--p") == 0)
+			count += (long)((end - start) / (unsigned long)sysconf(_SC_PAGESIZE));
 	}
 	fclose(maps);
 	return count;
+}
+
+static long code_mappings(const char *suffix)
+{
+	return mappings(suffix, 0);
 }
 
 /* The code mappings of the eight core libraries ending with prefix + "K" +
@@ -319,7 +330,7 @@ static const char *code_mappings_per_core(const char *prefix, const char *rest)
 	for (int i = 0; i < 8; i++) {
 		char suffix[128];
 		snprintf(suffix, sizeof suffix, "%s%d%s", prefix, i, rest);
-		used += (size_t)snprintf(text + used, sizeof text - used, "%s%d", i ? " " : "",
+		used += (size_t)snprintf(text + used, sizeof text - used, "%s%ld", i ? " " : "",
 		                         code_mappings(suffix));
 	}
 	return text;
@@ -335,6 +346,20 @@ static void test_shared_code(void)
 		return;
 	CHECK_STR(code_mappings_per_core("/mischief_cpu", ".so"), "8 0 0 0 0 0 0 0",
 	          "the eight libraries of a build run core 0's code pages");
+	/* Of their read-only data, each keeps the pages that differ: the one
+	 * with its core number, the one with its build id, and the one that
+	 * holds what relocation wrote (read-only once written). */
+	long most = 0;
+	for (int i = 1; i < 8; i++) {
+		char suffix[64];
+		snprintf(suffix, sizeof suffix, "/mischief_cpu%d.so", i);
+		long own = mappings(suffix, 1);
+		most = own > most ? own : most;
+	}
+	char label[128];
+	snprintf(label, sizeof label, "cores 1-7 keep at most 3 read-only pages of their own "
+	         "(at most %ld)", most);
+	CHECK(most >= 1 && most <= 3, label);
 	check_good_call(library, "one copy of the code");
 	/* The same build again: its own copies of the files, whose code is
 	 * shared the same way (the first library's is unchanged). */
