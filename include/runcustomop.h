@@ -6,7 +6,9 @@
  * runs one op on every core, on tensors in the caller's memory, and returns
  * when all cores have finished.  Each core library is loaded as its own
  * copy (a second rco_open of the same build gets copies of its own), so
- * each core has its own runtime state, as on the device.
+ * each core has its own runtime state, as on the device; the read-only
+ * pages the eight have in common (code, constants) are mapped once, from
+ * core 0's library.
  *
  * Cores and threads.  The calling thread runs the cores of a call itself, one
  * after another; rco_open also starts worker threads, so that an op runs on
