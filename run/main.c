@@ -52,7 +52,7 @@ static int choose_op(const struct run_options *options, const rco_library *libra
 	if (options->op) {
 		int op = rco_op_index(library, options->op);
 		if (op < 0) {
-			fprintf(stderr, "run-custom-op: --op %s: %s has no such op (its ops: %s)\n",
+			fprintf(stderr, "run-custom-op: --op %s: %s has no such op (its ops, by kernel function: %s)\n",
 			        options->op, options->library, names);
 			*status = EXIT_USAGE;
 		}

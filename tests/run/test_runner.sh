@@ -260,7 +260,7 @@ check_eq "several ops and no --op" "$status:$err" \
 	"2:run-custom-op: $M/fake has 11 ops (scale2, axpby, scalar_dtype, fill, chatter, copies, violation, overflow, far_overflow, wild, unguarded); choose one with --op NAME"
 run_op --op relu --in "$WORK/x.npy" "$M/fake"
 check_eq "an unknown --op" "$status:$err" \
-	"2:run-custom-op: --op relu: $M/fake has no such op (its ops: scale2, axpby, scalar_dtype, fill, chatter, copies, violation, overflow, far_overflow, wild, unguarded)"
+	"2:run-custom-op: --op relu: $M/fake has no such op (its ops, by kernel function: scale2, axpby, scalar_dtype, fill, chatter, copies, violation, overflow, far_overflow, wild, unguarded)"
 
 mkdir -p "$WORK/one"
 cp "$FAKE/fake.so" "$WORK/one/"
