@@ -1,7 +1,9 @@
 """_torch_build.py - C++ libraries built against the process's PyTorch
 (shape libraries, the bridge of host ops), kept in a cache by content; and
-the cache's entries of the compute builds of load() and its records of
-the bundles it made (bundles/KEY/record.json, see _bundle.py).
+the cache's entries of the compute builds of load() and its records (of
+the bundles it made, bundles/KEY/record.json, see _bundle.py, and of the
+shape sources whose op names passed _op_names.py's check,
+op-names/KEY/record.json).
 
 A library is built into an entry of the cache, named by a key that hashes
 what goes into the compile: each source's path (compiled in as __FILE__)
@@ -371,16 +373,21 @@ def _write_manifest(directory, library, headers):
     os.replace(temporary, os.path.join(directory, _MANIFEST))
 
 
-# --- records of bundles -----------------------------------------------------------------
+# --- records ----------------------------------------------------------------------------
 
 _RECORD = 'record.json'
+# The kinds of records, each kept under KIND/KEY/record.json: the bundles
+# load() made (_bundle.py), and the shape sources whose op names passed
+# the check before the build (_op_names.py).
+BUNDLES = 'bundles'
+OP_NAMES = 'op-names'
 
 
-def bundle_record(key):
-    """The value kept under bundles/KEY/ (record_bundle), or None when
-    there is none, or none this user alone could have written."""
+def record(kind, key):
+    """The value kept under KIND/KEY/ (keep_record), or None when there is
+    none, or none this user alone could have written."""
     try:
-        directory = _entry('bundles', key, create=False)
+        directory = _entry(kind, key, create=False)
     except TorchBuildError:
         return None
     data = _read_private(os.path.join(directory, _RECORD))
@@ -392,14 +399,14 @@ def bundle_record(key):
         return None
 
 
-def record_bundle(key, value):
-    """Keeps value (JSON) under bundles/KEY/, replacing what was there in
-    one rename.  A record only spares work: when the cache cannot take it
-    (a read-only or untrusted cache, whose libraries' own step says so),
-    nothing is kept and the next load() makes the bundle in full again;
-    returns whether it was kept."""
+def keep_record(kind, key, value):
+    """Keeps value (JSON) under KIND/KEY/, replacing what was there in one
+    rename.  A record only spares work: when the cache cannot take it (a
+    read-only or untrusted cache, whose libraries' own step says so),
+    nothing is kept and the next load() does the work again; returns
+    whether it was kept."""
     try:
-        directory = _entry('bundles', key, create=True)
+        directory = _entry(kind, key, create=True)
         descriptor, temporary = tempfile.mkstemp(prefix='.' + _RECORD + '.', dir=directory)
     except (TorchBuildError, OSError):
         return False

@@ -427,7 +427,7 @@ def _write_and_register(build_directory, bundle_name, members, files, meta, shap
     bundle = _bundle.Bundle(bundle_path or bundle_name, None, members, meta, '', files, store)
     names = bundle.names()
     key = _bundle.record_key([(name,) + bundle.digest(name) for name in names])
-    record = _bundle.recorded(_torch_build.bundle_record(key))
+    record = _bundle.recorded(_torch_build.record(_torch_build.BUNDLES, key))
     if record is not None and (bundle_path is None or _bundle.kept(bundle_path, record, store)):
         if verbose and bundle_path is not None:
             print(f'keeping {bundle_path}: it already holds {", ".join(names)}')
@@ -447,7 +447,7 @@ def _write_and_register(build_directory, bundle_name, members, files, meta, shap
                                  bundle_path) from None
         record = _bundle.record_of(data)
         bundle.data, bundle.md5 = data, record['md5']
-        _torch_build.record_bundle(key, record)
+        _torch_build.keep_record(_torch_build.BUNDLES, key, record)
     if register:
         try:
             _bundle.check_whole(bundle)
@@ -457,9 +457,21 @@ def _write_and_register(build_directory, bundle_name, members, files, meta, shap
     return bundle_path
 
 
+# What the record of sources whose op names passed the check holds.
+_PASSED = {'op names': 'passed'}
+
+
 def _check_op_names(shape_srcs, target, steps):
     """Before step 1: the names of the m.def calls the shape sources spell
-    out, checked as compile() will check them at step 4 (_op_names.py)."""
+    out, checked as compile() will check them at step 4 (_op_names.py),
+    unless the cache records that these very sources passed the check for
+    the target (_op_names.identity)."""
+    try:
+        key = _op_names.identity(shape_srcs, target, _torch_build.digests().sha256)
+    except OSError:
+        key = None   # the shape library's build says why
+    if key is not None and _torch_build.record(_torch_build.OP_NAMES, key) == _PASSED:
+        return
     try:
         _op_names.check(shape_srcs, target)
     except _op_names.RefusedName as error:
@@ -470,6 +482,8 @@ def _check_op_names(shape_srcs, target, steps):
         raise steps.fail(1, 'checking the ops of the shape sources',
                          f'{where.path}:{where.line}: m.def("{where.op}", ..., "{where.fn}"): '
                          f'{error.message}', where.path) from None
+    if key is not None:
+        _torch_build.keep_record(_torch_build.OP_NAMES, key, _PASSED)
 
 
 _STANDARD = re.compile(r'--?std=')
