@@ -58,7 +58,6 @@ import torch
 import build_custom_op
 from build_custom_op import BuildError
 from build_custom_op import _bundle
-from build_custom_op import _compute_functions
 from build_custom_op import _op_names
 from build_custom_op import _shape_library
 from build_custom_op import _torch_build
@@ -153,11 +152,14 @@ def _strings(value, what):
     return [os.fspath(item) for item in value]
 
 
-_NAME = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.+-]*')
+# A library name: one of _NAME_START, then any of _NAME_START and _NAME_MORE.
+_NAME_START = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_')
+_NAME_MORE = frozenset('.+-')
 
 
 def _check_name(name, function):
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
+    if not isinstance(name, str) or not name or name[0] not in _NAME_START or \
+            not (_NAME_START | _NAME_MORE).issuperset(name):
         raise CustomOpError(f'{function}: the library name {name!r} must be letters, digits, '
                             "'_', '.', '+' and '-', starting with a letter, digit or '_' "
                             '(it names the files lib<name>.so, lib<name>shapefcn.so and '
@@ -236,6 +238,7 @@ def _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose, ta
         elif error.kind == 'step':
             problems = _missing_functions(directory, compute_srcs, ops, target, error.message)
             if problems:
+                from build_custom_op import _compute_functions
                 detail = _compute_functions.message(problems, compute_srcs)
         raise steps.fail(4, 'building the compute library', detail,
                          ', '.join(compute_srcs), cause=error) from None
@@ -255,6 +258,7 @@ def _missing_functions(directory, compute_srcs, ops, target, output):
                                                    [op.fn for op in ops], target=target)
     except BuildError:
         return []
+    from build_custom_op import _compute_functions
     return _compute_functions.diagnose(directory, compute_srcs, ops, wrapper, output)
 
 
@@ -486,7 +490,8 @@ def _check_op_names(shape_srcs, target, steps):
         _torch_build.keep_record(_torch_build.OP_NAMES, key, _PASSED)
 
 
-_STANDARD = re.compile(r'--?std=')
+# The flags that choose a C++ standard start so.
+_STANDARD = ('-std=', '--std=')
 
 
 def _shape_cflags(extra_cflags, function):
@@ -495,13 +500,13 @@ def _shape_cflags(extra_cflags, function):
     is built in the standard PyTorch's headers need (cpp_extension's own
     -std=: C++14 for PyTorch 1.x, C++17 for 2.x).  A CustomOpWarning says
     so."""
-    standards = [flag for flag in extra_cflags if _STANDARD.match(flag)]
+    standards = [flag for flag in extra_cflags if flag.startswith(_STANDARD)]
     if standards:
         warnings.warn(f'{function}: {" ".join(standards)} of extra_cflags is passed to the '
                       'compute build only; the shape library is built in the C++ standard of '
                       f'PyTorch {torch.__version__} (torch.utils.cpp_extension\'s own -std=)',
                       CustomOpWarning, stacklevel=_caller_stacklevel())
-    return [flag for flag in extra_cflags if not _STANDARD.match(flag)]
+    return [flag for flag in extra_cflags if not flag.startswith(_STANDARD)]
 
 
 def _check_bundle_is_no_source(bundle_path, shape_srcs, compute_srcs, function):
