@@ -43,6 +43,17 @@ static int fingerprints(char *const *paths, size_t count, const char *record,
 	return 0;
 }
 
+/* Saves the log with the record's entry changed.  The entry only spares
+ * reads: a log that cannot be written (a read-only build directory, where a
+ * build with nothing to do still succeeds) leaves the next build to read the
+ * libraries again, and the record is right either way. */
+static void save_entry(const struct opsrecord_log *log, struct arena *arena)
+{
+	struct diag unsaved;
+	diag_init(&unsaved, arena);
+	(void)buildlog_save(log->log, log->path, &unsaved);
+}
+
 int opsrecord_write(struct arena *arena, const struct op *ops, size_t op_count,
                     char *const *libraries, size_t library_count, const char *path,
                     const struct opsrecord_log *log, struct diag *diag)
@@ -80,11 +91,10 @@ int opsrecord_write(struct arena *arena, const struct op *ops, size_t op_count,
 	if (looked && fingerprints(libraries, library_count, path, log->now, &after, &settled) == 0 &&
 	    settled && after == before) {
 		buildlog_record(log->log, output, log->library, text, after);
-		return buildlog_save(log->log, log->path, diag);
-	}
-	if (entry) {
+		save_entry(log, arena);
+	} else if (entry) {
 		buildlog_forget(log->log, output);
-		return buildlog_save(log->log, log->path, diag);
+		save_entry(log, arena);
 	}
 	return 0;
 }

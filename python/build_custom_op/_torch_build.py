@@ -108,9 +108,6 @@ def _cpp_extension():
     return cpp_extension
 
 
-_compiler = _torch_kit.compiler
-
-
 def digests():
     """The process's _fingerprint.Store, kept in the cache's root when that
     is a directory of this user that no one else can write (else one this
@@ -127,9 +124,12 @@ def _digest(path):
     return digests().sha256(path)
 
 
-def _key(kind, sources, extra_cflags, include_paths, kit=None):
+def _key(kind, sources, extra_cflags, include_paths, kit=None, compiler=None):
+    """The entry's key (compiler: _torch_kit.compiler()'s value, when known)."""
+    if compiler is None:
+        compiler = _torch_kit.compiler()
     description = [_CACHE_FORMAT, kind, torch.__version__, os.path.dirname(torch.__file__),
-                   sys.version, _compiler(), list(extra_cflags), list(include_paths)]
+                   sys.version, compiler, list(extra_cflags), list(include_paths)]
     if kit is not None:
         description.append(kit.compile_identity())
     for source in sources:
@@ -521,7 +521,8 @@ def build(kind, name, sources, extra_cflags, include_paths, verbose):
     sources = [os.path.abspath(os.fspath(source)) for source in sources]
     include_paths = [os.path.abspath(os.fspath(path)) for path in include_paths]
     extra_cflags = [os.fspath(flag) for flag in extra_cflags]
-    kit = _torch_kit.find()
+    compiler = _torch_kit.compiler()   # looked up once: PATH is searched, links followed
+    kit = _torch_kit.find(compiler)
     if kit is not None and kind == 'bridge':
         found = kit.bridge(sources, extra_cflags, include_paths, _digest)
         if found is not None:
@@ -530,7 +531,7 @@ def build(kind, name, sources, extra_cflags, include_paths, verbose):
             return found
     if kind == 'bridge':
         kit = None
-    key = _key(kind, sources, extra_cflags, include_paths, kit)
+    key = _key(kind, sources, extra_cflags, include_paths, kit, compiler)
     with _stops_on_signals():
         directory = os.path.join(cache_root(), kind, key)
         if verbose:

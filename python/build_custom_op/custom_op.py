@@ -17,7 +17,8 @@ entry that another process is building may last.
 
 load() runs six steps; an error says which one and which file:
   1. check the op and compute function names that the shape sources give
-     m.def as string literals, as step 4 will (_op_names.py), then build
+     m.def as string literals, as step 4 will (_op_names.py; sources the
+     cache records as passed for the target are not checked again), then build
      lib<name>shapefcn.so from the shape sources with
      torch.utils.cpp_extension (torch's own flags, plus the directory of
      torchneuron/register.h), or find it in the cache, and load it;
