@@ -535,13 +535,16 @@ static int build(struct call *call, struct layout *layout)
 	if (to_run > 0 && run_steps(call, layout, &state, &warned) != 0)
 		return -1;
 	/* Only now: every library it names is linked. */
-	if (call->request->target == BCO_TARGET_HOST &&
-	    opsrecord_write(&call->arena, call->ops, call->op_count, plan->artifacts,
-	                    plan->artifact_count,
-	                    arena_printf(&call->arena, "%s/%s.ops", layout->build_dir, layout->name),
-	                    &call->diag) != 0)
-		return -1;
-	return 0;
+	if (call->request->target != BCO_TARGET_HOST)
+		return 0;
+	struct opsrecord_log record_log = {
+		.log = layout->log, .path = layout->log_path, .library = layout->name,
+		.now = state_file_system_now(&state),
+	};
+	return opsrecord_write(&call->arena, call->ops, call->op_count, plan->artifacts,
+	                       plan->artifact_count,
+	                       arena_printf(&call->arena, "%s/%s.ops", layout->build_dir, layout->name),
+	                       &record_log, &call->diag);
 }
 
 /* The artifacts' paths, as the caller frees them (bco_result_free). */

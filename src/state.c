@@ -38,10 +38,7 @@ uint64_t state_command_hash(const struct plan *plan, size_t index, const struct 
 	return buildlog_hash_command(plan->steps[index].argv, extra, count);
 }
 
-/* The file system's time now: the lock's mtime after touching it, which is
- * what a file written now would get (even on a file server with another
- * clock); the system clock when there is no lock (a dry run). */
-static struct timespec file_system_now(const struct state *state)
+struct timespec state_file_system_now(const struct state *state)
 {
 	struct timespec now;
 	if (state->clock_fd < 0 || fs_touch_now(state->clock_fd, &now) != 0)
@@ -241,7 +238,7 @@ static int step_is_up_to_date(struct state *state, size_t index, struct timespec
 size_t state_mark_up_to_date(struct state *state)
 {
 	struct plan *plan = state->plan;
-	struct timespec now = file_system_now(state);
+	struct timespec now = state_file_system_now(state);
 	size_t to_run = 0;
 	/* Dependencies come before their dependents in a plan, so one pass sees
 	 * each dependency's verdict before it is needed. */
@@ -260,7 +257,7 @@ void state_step_starting(struct state *state, size_t index)
 {
 	struct step_files *files = &state->plan->files[index];
 	files->before_valid = 0;
-	files->started = file_system_now(state);
+	files->started = state_file_system_now(state);
 	if (known_headers(state, index) != 0) {
 		/* No depfile yet: the compile has never run here. */
 		files->headers = NULL;
@@ -278,7 +275,7 @@ int state_step_finished(struct state *state, size_t index, uint64_t *inputs_hash
 	struct step_files *files = &state->plan->files[index];
 	if (!files->before_valid)
 		return 0;
-	struct timespec now = file_system_now(state);
+	struct timespec now = state_file_system_now(state);
 	struct scan after = { .now = now };
 	scan_step(state, &after, index, files->headers, files->header_count);
 	if (after.missing || after.hash != files->before_hash)

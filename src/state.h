@@ -48,6 +48,10 @@ struct state {
 /* Sets up a state (log_changed 0, no future input). */
 void state_init(struct state *state, struct arena *arena, struct plan *plan, struct buildlog *log,
                 const struct toolchain *toolchain, const char *library, int clock_fd);
+/* The file system's time now: the lock's mtime after touching it, which is
+ * what a file written now would get (even on a file server with another
+ * clock); the system clock when there is no lock (a dry run). */
+struct timespec state_file_system_now(const struct state *state);
 /* The command hash of step index of plan, as the build log records it. */
 uint64_t state_command_hash(const struct plan *plan, size_t index, const struct toolchain *toolchain);
 /* Marks every up-to-date step of the plan STEP_UP_TO_DATE, and the others

@@ -31,7 +31,6 @@ import errno
 import hashlib
 import json
 import os
-import re
 import shutil
 import stat
 import tempfile
@@ -55,13 +54,20 @@ _TARGET_NAMES = {'xtensa': "the device (target='xtensa')",
 # of the bundle's bytes, as the original does.
 EXTRACT_ROOT = '/var/tmp/neuron-custom-ops'
 EXTRACT_ROOT_VARIABLE = 'BUILD_CUSTOM_OP_BUNDLES'
-# A hex digest as md5_hex and sha256_hex write it.
-_MD5_HEX = '[0-9a-f]{32}'
-_SHA256_HEX = '[0-9a-f]{64}'
+# The length of a hex digest as md5_hex and sha256_hex write it (_hex).
+_MD5_HEX = 32
+_SHA256_HEX = 64
+_HEX_DIGITS = frozenset('0123456789abcdef')
 
 
 class BundleError(Exception):
     """A bundle that cannot be read, checked or extracted."""
+
+
+def _hex(value, length):
+    """Whether value is a hex digest of length digits, as md5_hex and
+    sha256_hex write them."""
+    return isinstance(value, str) and len(value) == length and _HEX_DIGITS.issuperset(value)
 
 
 def md5_hex(data):
@@ -111,7 +117,12 @@ def metadata_text(value):
 def host_record_name(computelibs):
     """The .ops record of a host build's libraries: libNAMEcustomop.ops for
     libNAMEcustomop.so or libNAMEcustomop_cpu0.so ... _cpu7.so."""
-    return re.sub(r'(_cpu[0-7])?\.so$', '', computelibs[0]) + '.ops'
+    name = computelibs[0]
+    if name.endswith('.so'):
+        name = name[:-len('.so')]
+        if name[-5:-1] == '_cpu' and name[-1:] in ('0', '1', '2', '3', '4', '5', '6', '7'):
+            name = name[:-5]
+    return name + '.ops'
 
 
 def build_archive(members):
@@ -204,8 +215,8 @@ def recorded(value):
         return None
     size, sha256, md5 = value['size'], value['sha256'], value['md5']
     if isinstance(size, bool) or not isinstance(size, int) or size < 0 or \
-            not isinstance(sha256, str) or not re.fullmatch(_SHA256_HEX, sha256) or \
-            not isinstance(md5, str) or not re.fullmatch(_MD5_HEX, md5):
+            not _hex(sha256, _SHA256_HEX) or \
+            not _hex(md5, _MD5_HEX):
         return None
     return value
 
@@ -347,11 +358,11 @@ def _metadata_problem(meta):
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
         return '"computelibs" must hold "names", a list of file names'
     identity = meta['computelib'].get('id') if isinstance(meta['computelib'], dict) else None
-    if not isinstance(identity, str) or not re.fullmatch(_MD5_HEX, identity):
+    if not _hex(identity, _MD5_HEX):
         return '"computelib" must hold "id", the md5 of the first compute library'
     hashes = meta.get(HASHES, {})
     if not isinstance(hashes, dict) or not all(
-            isinstance(name, str) and isinstance(value, str) and re.fullmatch(_SHA256_HEX, value)
+            isinstance(name, str) and _hex(value, _SHA256_HEX)
             for name, value in hashes.items()):
         return f'"{HASHES}" must map member names to the sha256 of their bytes'
     if not isinstance(meta.get(TORCH, ''), str):

@@ -28,7 +28,10 @@ it is then and those this process added (the most recent _MAXIMUM): an
 entry lost to another process's save at the same time is only read and
 hashed again.  It is used only when it is a regular file of this user
 that no one else may write (_ownership.py): its digests decide what is
-loaded into the process.
+loaded into the process.  It is text: a first line {"format": N}, then a
+line per file, the JSON list [path, fingerprint..., sha256, md5 or null];
+a lookup parses only the line of its path (a load() asks for a few of the
+hundreds of files kept).
 """
 
 import contextlib
@@ -44,7 +47,8 @@ from build_custom_op import _ownership
 # this for its fingerprint to be remembered.
 SETTLED_NS = 2_000_000_000
 # Bumped when the file's layout changes.
-_FORMAT = 1
+_FORMAT = 2
+_HEADER = json.dumps({'format': _FORMAT})
 # Entries kept at most (the oldest are dropped first): the file is read by
 # every load().
 _MAXIMUM = 512
@@ -68,7 +72,9 @@ class Store:
 
     def __init__(self, path):
         self.path = path
-        self.entries = None     # path -> [fingerprint..., sha256, md5 or None]
+        self.text = None        # the file's lines after the first ('' when none)
+        self.entries = {}       # path -> [fingerprint..., sha256, md5 or None], or None:
+                                # the entries looked up in text, and those noted since
         self.added = {}         # the entries this process added since it saved
 
     @property
@@ -76,37 +82,73 @@ class Store:
         return bool(self.added)
 
     def _load(self):
-        if self.entries is None:
-            self.entries = self._stored()
+        if self.text is None:
+            self.text = self._stored_text()
 
-    def _stored(self):
-        """The entries of the file, or {} when it cannot be used."""
+    def _stored_text(self):
+        """The file's text from its second line on ('\n' first), or '' when
+        it cannot be used."""
         if self.path is None:
-            return {}
+            return ''
         try:
             descriptor = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW |
                                  getattr(os, 'O_CLOEXEC', 0))
         except OSError:
-            return {}
+            return ''
         with os.fdopen(descriptor, 'rb') as stream:
             if _ownership.file_problem(self.path, os.fstat(descriptor)) is not None:
-                return {}
+                return ''
             try:
-                value = json.loads(stream.read().decode('utf-8'))
-            except (OSError, UnicodeDecodeError, ValueError):
-                return {}
-        if not isinstance(value, dict) or value.get('format') != _FORMAT or \
-                not isinstance(value.get('files'), dict):
-            return {}
-        return {path: entry for path, entry in value['files'].items()
-                if isinstance(entry, list) and len(entry) == 7}
+                text = stream.read().decode('utf-8')
+            except (OSError, UnicodeDecodeError):
+                return ''
+        header, newline, rest = text.partition('\n')
+        if header != _HEADER or not newline:
+            return ''
+        return '\n' + rest
+
+    @staticmethod
+    def _parsed(line):
+        """(path, entry) of a line of the file, or None when it is not one."""
+        try:
+            value = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(value, list) or len(value) != 8 or not isinstance(value[0], str):
+            return None
+        return value[0], value[1:]
+
+    def _entry(self, path):
+        """The entry of path: noted or looked up before, else the one of its
+        line in the file (a raw newline is never inside a JSON string, so a
+        line starts at each one), else None."""
+        if path in self.entries:
+            return self.entries[path]
+        self._load()
+        found = None
+        start = self.text.find('\n[' + json.dumps(path) + ',')
+        if start >= 0:
+            end = self.text.find('\n', start + 1)
+            parsed = self._parsed(self.text[start + 1:end if end >= 0 else len(self.text)])
+            if parsed is not None and parsed[0] == path:
+                found = parsed[1]
+        self.entries[path] = found
+        return found
+
+    def _stored(self):
+        """Every entry of the file ({} when it cannot be used)."""
+        entries = {}
+        for line in self._stored_text().split('\n'):
+            parsed = self._parsed(line) if line else None
+            if parsed is not None:
+                entries[parsed[0]] = parsed[1]
+        return entries
 
     def known(self, path, info):
         """(sha256, md5 or None) remembered for the file at path whose
         os.stat is info, when its fingerprint is the remembered one; else
         None."""
-        self._load()
-        entry = self.entries.get(path)
+        entry = self._entry(path)
         if entry is None or entry[:5] != of(info):
             return None
         return entry[5], entry[6]
@@ -117,11 +159,10 @@ class Store:
         (time.time_ns() before the read), when the file had settled (see
         the module's text); returns its sha256."""
         sha256 = hashlib.sha256(data).hexdigest()
-        self._load()
         if of(before) == of(after) and before.st_size == len(data) and \
                 before.st_ctime_ns < started_ns - SETTLED_NS:
             entry = of(before) + [sha256, md5]
-            if self.entries.get(path) != entry:
+            if self._entry(path) != entry:
                 self.entries[path] = self.added[path] = entry
         return sha256
 
@@ -171,8 +212,9 @@ class Store:
             return
         try:
             with os.fdopen(descriptor, 'w') as stream:
-                stream.write(json.dumps({'format': _FORMAT, 'files': entries},
-                                        separators=(',', ':')))
+                stream.write(''.join([_HEADER + '\n'] + [
+                    json.dumps([path] + entry, separators=(',', ':')) + '\n'
+                    for path, entry in entries.items()]))
             os.chmod(temporary, 0o644)
             os.replace(temporary, self.path)
             self.added = {}

@@ -37,9 +37,9 @@ import warnings
 
 import torch
 
+from build_custom_op import _run_binding
 from build_custom_op import _torch_build
 from build_custom_op import _torch_kit
-from build_custom_op import runner
 from build_custom_op._library import installed_directory, source_tree
 
 TIMEOUT_VARIABLE = 'CUSTOM_OP_TIMEOUT'
@@ -99,6 +99,7 @@ def _caller_stacklevel():
 def _hand_over(printed, warned):
     """The bridge's print hook: what the cores printed and the runtime's
     warnings, after a call, as runner.open()'s defaults show them."""
+    from build_custom_op import runner   # not before an op prints
     for core, text in printed:
         runner._print_as_the_runner_does(core, text.decode(errors='replace'))
     for text in warned:
@@ -108,7 +109,7 @@ def _hand_over(printed, warned):
 
 def _run_error(status, core, signal, op, message):
     """The bridge's error hook: the exception of a call the runner failed."""
-    return runner._run_error(status, core, signal, op.decode(errors='replace'),
+    return _run_binding._run_error(status, core, signal, op.decode(errors='replace'),
                              message.decode(errors='replace'))
 
 
@@ -118,7 +119,7 @@ def _fills_outputs():
     which it takes from BUILD_CUSTOM_OP_OUTPUT_CHECKS, do not make them an
     error.  (The runner refuses a value other than error, warn and off when
     the build is opened.)"""
-    return runner._output_checks_from_environment() in ('warn', 'off')
+    return _run_binding._output_checks_from_environment() in ('warn', 'off')
 
 
 class _Bridge:
@@ -146,7 +147,7 @@ class _Bridge:
         library.torch_bridge_register.restype = ctypes.c_int
         library.torch_bridge_release.argtypes = [ctypes.c_void_p]
         library.torch_bridge_release.restype = None
-        shared = runner._load()
+        shared = _run_binding._load()
         functions = (ctypes.c_void_p * len(_RUNNER_FUNCTIONS))(
             *[ctypes.cast(getattr(shared, name), ctypes.c_void_p).value
               for name in _RUNNER_FUNCTIONS])
@@ -164,7 +165,7 @@ class _Bridge:
                                                 _MESSAGE_SIZE)
         if not handle:
             raise RegistrationError(message.value.decode(errors='replace'),
-                                    runner._STATUS_NAMES.get(status.value, 'system'))
+                                    _run_binding._STATUS_NAMES.get(status.value, 'system'))
         try:
             for op in ops:
                 if self.library.torch_bridge_register(handle, op.qualified.encode(),

@@ -13,21 +13,32 @@ reading does not find (names from macros or variables) is checked at step 4
 as before; one it finds that the build would not register (inside #if 0) is
 checked all the same.
 
+The check's result depends only on what identity() hashes: load() keeps a
+record under that key once the check has passed, and does not check the
+same sources again (a changed source, or another target, is another key).
+The patterns below are compiled when a check first runs, not on import.
+
 No torch here.
 """
 
+import hashlib
+import json
+import os
 import re
 import warnings
 
 import build_custom_op
 
 # A string literal, a comment, or anything else up to the next of those.
-_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/', re.S)
+_TOKENS = r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/'
 # m.def("op", shape function, "compute function") with literal names.
-_DEFINITION = re.compile(r'\bdef\s*\(\s*"((?:[^"\\\n]|\\.)*)"\s*,[^;]*?,\s*"((?:[^"\\\n]|\\.)*)"\s*\)')
-_IDENTIFIER = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
+_DEFINITION = r'\bdef\s*\(\s*"((?:[^"\\\n]|\\.)*)"\s*,[^;]*?,\s*"((?:[^"\\\n]|\\.)*)"\s*\)'
+_IDENTIFIER = r'[A-Za-z_][A-Za-z0-9_]*'
 # compile()'s messages about the op of index N start so.
-_OP_PREFIX = re.compile(r'^op \d+: ')
+_OP_PREFIX = r'^op \d+: '
+# Bumped when what check() reads or asks changes in a way identity() does
+# not see (it hashes this file and the library that checks the names).
+_FORMAT = 1
 
 
 class Registration:
@@ -51,7 +62,7 @@ def _without_comments(text):
         if token.startswith('"'):
             return token
         return re.sub(r'[^\n]', ' ', token)
-    return _TOKENS.sub(blank, text)
+    return re.sub(_TOKENS, blank, text, flags=re.S)
 
 
 def registrations(paths):
@@ -63,7 +74,7 @@ def registrations(paths):
                 text = _without_comments(stream.read())
         except OSError:
             continue   # the shape library's build says why
-        for match in _DEFINITION.finditer(text):
+        for match in re.finditer(_DEFINITION, text):
             found.append(Registration(path, text.count('\n', 0, match.start()) + 1,
                                       match.group(1), match.group(2)))
     return found
@@ -83,7 +94,7 @@ class RefusedName(Exception):
 def check(paths, target):
     """Checks the names and the count of the m.def calls found in paths as
     compile() will check them for target; raises RefusedName."""
-    found = [r for r in registrations(paths) if _IDENTIFIER.fullmatch(r.op)]
+    found = [r for r in registrations(paths) if re.fullmatch(_IDENTIFIER, r.op)]
     if not found:
         return
     schemas = [f'shape_sources::{r.op}(Tensor x) -> Tensor' for r in found]
@@ -95,6 +106,19 @@ def check(paths, target):
         if error.column is not None:
             return   # about the placeholder schema, not the names: step 4 says what is wrong
         if error.schema_index is not None and 0 <= error.schema_index < len(found):
-            raise RefusedName(_OP_PREFIX.sub('', error.message),
+            raise RefusedName(re.sub(_OP_PREFIX, '', error.message),
                              found[error.schema_index]) from None
         raise RefusedName(error.message, None) from None
+
+
+def identity(paths, target, sha256):
+    """The key of all that check(paths, target) depends on: the files'
+    paths and contents, the target, this module and the library that
+    checks the names (build_custom_op's, which this loads).  sha256(path)
+    gives a file's sha256 (the fingerprint store's, _fingerprint.py: a
+    file changed since it was last read is read again).  Raises OSError
+    when a file cannot be read."""
+    checker = [os.path.abspath(__file__), build_custom_op.library_path()]
+    description = [_FORMAT, target,
+                   [[os.path.abspath(path), sha256(path)] for path in list(paths) + checker]]
+    return hashlib.sha256(json.dumps(description).encode('utf-8')).hexdigest()[:32]

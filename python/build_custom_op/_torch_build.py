@@ -1,7 +1,9 @@
 """_torch_build.py - C++ libraries built against the process's PyTorch
 (shape libraries, the bridge of host ops), kept in a cache by content; and
-the cache's entries of the compute builds of load() and its records of
-the bundles it made (bundles/KEY/record.json, see _bundle.py).
+the cache's entries of the compute builds of load() and its records (of
+the bundles it made, bundles/KEY/record.json, see _bundle.py, and of the
+shape sources whose op names passed _op_names.py's check,
+op-names/KEY/record.json).
 
 A library is built into an entry of the cache, named by a key that hashes
 what goes into the compile: each source's path (compiled in as __FILE__)
@@ -106,9 +108,6 @@ def _cpp_extension():
     return cpp_extension
 
 
-_compiler = _torch_kit.compiler
-
-
 def digests():
     """The process's _fingerprint.Store, kept in the cache's root when that
     is a directory of this user that no one else can write (else one this
@@ -125,9 +124,12 @@ def _digest(path):
     return digests().sha256(path)
 
 
-def _key(kind, sources, extra_cflags, include_paths, kit=None):
+def _key(kind, sources, extra_cflags, include_paths, kit=None, compiler=None):
+    """The entry's key (compiler: _torch_kit.compiler()'s value, when known)."""
+    if compiler is None:
+        compiler = _torch_kit.compiler()
     description = [_CACHE_FORMAT, kind, torch.__version__, os.path.dirname(torch.__file__),
-                   sys.version, _compiler(), list(extra_cflags), list(include_paths)]
+                   sys.version, compiler, list(extra_cflags), list(include_paths)]
     if kit is not None:
         description.append(kit.compile_identity())
     for source in sources:
@@ -371,16 +373,21 @@ def _write_manifest(directory, library, headers):
     os.replace(temporary, os.path.join(directory, _MANIFEST))
 
 
-# --- records of bundles -----------------------------------------------------------------
+# --- records ----------------------------------------------------------------------------
 
 _RECORD = 'record.json'
+# The kinds of records, each kept under KIND/KEY/record.json: the bundles
+# load() made (_bundle.py), and the shape sources whose op names passed
+# the check before the build (_op_names.py).
+BUNDLES = 'bundles'
+OP_NAMES = 'op-names'
 
 
-def bundle_record(key):
-    """The value kept under bundles/KEY/ (record_bundle), or None when
-    there is none, or none this user alone could have written."""
+def record(kind, key):
+    """The value kept under KIND/KEY/ (keep_record), or None when there is
+    none, or none this user alone could have written."""
     try:
-        directory = _entry('bundles', key, create=False)
+        directory = _entry(kind, key, create=False)
     except TorchBuildError:
         return None
     data = _read_private(os.path.join(directory, _RECORD))
@@ -392,14 +399,14 @@ def bundle_record(key):
         return None
 
 
-def record_bundle(key, value):
-    """Keeps value (JSON) under bundles/KEY/, replacing what was there in
-    one rename.  A record only spares work: when the cache cannot take it
-    (a read-only or untrusted cache, whose libraries' own step says so),
-    nothing is kept and the next load() makes the bundle in full again;
-    returns whether it was kept."""
+def keep_record(kind, key, value):
+    """Keeps value (JSON) under KIND/KEY/, replacing what was there in one
+    rename.  A record only spares work: when the cache cannot take it (a
+    read-only or untrusted cache, whose libraries' own step says so),
+    nothing is kept and the next load() does the work again; returns
+    whether it was kept."""
     try:
-        directory = _entry('bundles', key, create=True)
+        directory = _entry(kind, key, create=True)
         descriptor, temporary = tempfile.mkstemp(prefix='.' + _RECORD + '.', dir=directory)
     except (TorchBuildError, OSError):
         return False
@@ -514,7 +521,8 @@ def build(kind, name, sources, extra_cflags, include_paths, verbose):
     sources = [os.path.abspath(os.fspath(source)) for source in sources]
     include_paths = [os.path.abspath(os.fspath(path)) for path in include_paths]
     extra_cflags = [os.fspath(flag) for flag in extra_cflags]
-    kit = _torch_kit.find()
+    compiler = _torch_kit.compiler()   # looked up once: PATH is searched, links followed
+    kit = _torch_kit.find(compiler)
     if kit is not None and kind == 'bridge':
         found = kit.bridge(sources, extra_cflags, include_paths, _digest)
         if found is not None:
@@ -523,7 +531,7 @@ def build(kind, name, sources, extra_cflags, include_paths, verbose):
             return found
     if kind == 'bridge':
         kit = None
-    key = _key(kind, sources, extra_cflags, include_paths, kit)
+    key = _key(kind, sources, extra_cflags, include_paths, kit, compiler)
     with _stops_on_signals():
         directory = os.path.join(cache_root(), kind, key)
         if verbose:

@@ -92,10 +92,10 @@ def compiler():
     return [name, path, info.st_size, info.st_mtime_ns]
 
 
-def identity():
-    """What a kit is made for."""
+def identity(found=None):
+    """What a kit is made for (found: compiler()'s value, when known)."""
     return [_FORMAT, torch.__version__, os.path.dirname(torch.__file__), sys.version,
-            compiler()]
+            compiler() if found is None else found]
 
 
 def _key(description):
@@ -119,9 +119,10 @@ def roots():
     return [os.path.join(installed_directory('PKGLIBDIR'), 'torch-kit')]
 
 
-def find():
-    """The Kit of the running PyTorch and compiler, or None."""
-    wanted = identity()
+def find(found=None):
+    """The Kit of the running PyTorch and compiler, or None (found:
+    compiler()'s value, when the caller has it)."""
+    wanted = identity(found)
     key = _key(wanted)
     for root in roots():
         directory = os.path.join(root, key)

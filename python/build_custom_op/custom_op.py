@@ -17,7 +17,8 @@ entry that another process is building may last.
 
 load() runs six steps; an error says which one and which file:
   1. check the op and compute function names that the shape sources give
-     m.def as string literals, as step 4 will (_op_names.py), then build
+     m.def as string literals, as step 4 will (_op_names.py; sources the
+     cache records as passed for the target are not checked again), then build
      lib<name>shapefcn.so from the shape sources with
      torch.utils.cpp_extension (torch's own flags, plus the directory of
      torchneuron/register.h), or find it in the cache, and load it;
@@ -58,7 +59,6 @@ import torch
 import build_custom_op
 from build_custom_op import BuildError
 from build_custom_op import _bundle
-from build_custom_op import _compute_functions
 from build_custom_op import _op_names
 from build_custom_op import _shape_library
 from build_custom_op import _torch_build
@@ -153,11 +153,14 @@ def _strings(value, what):
     return [os.fspath(item) for item in value]
 
 
-_NAME = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.+-]*')
+# A library name: one of _NAME_START, then any of _NAME_START and _NAME_MORE.
+_NAME_START = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_')
+_NAME_MORE = frozenset('.+-')
 
 
 def _check_name(name, function):
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
+    if not isinstance(name, str) or not name or name[0] not in _NAME_START or \
+            not (_NAME_START | _NAME_MORE).issuperset(name):
         raise CustomOpError(f'{function}: the library name {name!r} must be letters, digits, '
                             "'_', '.', '+' and '-', starting with a letter, digit or '_' "
                             '(it names the files lib<name>.so, lib<name>shapefcn.so and '
@@ -236,6 +239,7 @@ def _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose, ta
         elif error.kind == 'step':
             problems = _missing_functions(directory, compute_srcs, ops, target, error.message)
             if problems:
+                from build_custom_op import _compute_functions
                 detail = _compute_functions.message(problems, compute_srcs)
         raise steps.fail(4, 'building the compute library', detail,
                          ', '.join(compute_srcs), cause=error) from None
@@ -255,6 +259,7 @@ def _missing_functions(directory, compute_srcs, ops, target, output):
                                                    [op.fn for op in ops], target=target)
     except BuildError:
         return []
+    from build_custom_op import _compute_functions
     return _compute_functions.diagnose(directory, compute_srcs, ops, wrapper, output)
 
 
@@ -427,7 +432,7 @@ def _write_and_register(build_directory, bundle_name, members, files, meta, shap
     bundle = _bundle.Bundle(bundle_path or bundle_name, None, members, meta, '', files, store)
     names = bundle.names()
     key = _bundle.record_key([(name,) + bundle.digest(name) for name in names])
-    record = _bundle.recorded(_torch_build.bundle_record(key))
+    record = _bundle.recorded(_torch_build.record(_torch_build.BUNDLES, key))
     if record is not None and (bundle_path is None or _bundle.kept(bundle_path, record, store)):
         if verbose and bundle_path is not None:
             print(f'keeping {bundle_path}: it already holds {", ".join(names)}')
@@ -447,7 +452,7 @@ def _write_and_register(build_directory, bundle_name, members, files, meta, shap
                                  bundle_path) from None
         record = _bundle.record_of(data)
         bundle.data, bundle.md5 = data, record['md5']
-        _torch_build.record_bundle(key, record)
+        _torch_build.keep_record(_torch_build.BUNDLES, key, record)
     if register:
         try:
             _bundle.check_whole(bundle)
@@ -457,9 +462,21 @@ def _write_and_register(build_directory, bundle_name, members, files, meta, shap
     return bundle_path
 
 
+# What the record of sources whose op names passed the check holds.
+_PASSED = {'op names': 'passed'}
+
+
 def _check_op_names(shape_srcs, target, steps):
     """Before step 1: the names of the m.def calls the shape sources spell
-    out, checked as compile() will check them at step 4 (_op_names.py)."""
+    out, checked as compile() will check them at step 4 (_op_names.py),
+    unless the cache records that these very sources passed the check for
+    the target (_op_names.identity)."""
+    try:
+        key = _op_names.identity(shape_srcs, target, _torch_build.digests().sha256)
+    except OSError:
+        key = None   # the shape library's build says why
+    if key is not None and _torch_build.record(_torch_build.OP_NAMES, key) == _PASSED:
+        return
     try:
         _op_names.check(shape_srcs, target)
     except _op_names.RefusedName as error:
@@ -470,9 +487,12 @@ def _check_op_names(shape_srcs, target, steps):
         raise steps.fail(1, 'checking the ops of the shape sources',
                          f'{where.path}:{where.line}: m.def("{where.op}", ..., "{where.fn}"): '
                          f'{error.message}', where.path) from None
+    if key is not None:
+        _torch_build.keep_record(_torch_build.OP_NAMES, key, _PASSED)
 
 
-_STANDARD = re.compile(r'--?std=')
+# The flags that choose a C++ standard start so.
+_STANDARD = ('-std=', '--std=')
 
 
 def _shape_cflags(extra_cflags, function):
@@ -481,13 +501,13 @@ def _shape_cflags(extra_cflags, function):
     is built in the standard PyTorch's headers need (cpp_extension's own
     -std=: C++14 for PyTorch 1.x, C++17 for 2.x).  A CustomOpWarning says
     so."""
-    standards = [flag for flag in extra_cflags if _STANDARD.match(flag)]
+    standards = [flag for flag in extra_cflags if flag.startswith(_STANDARD)]
     if standards:
         warnings.warn(f'{function}: {" ".join(standards)} of extra_cflags is passed to the '
                       'compute build only; the shape library is built in the C++ standard of '
                       f'PyTorch {torch.__version__} (torch.utils.cpp_extension\'s own -std=)',
                       CustomOpWarning, stacklevel=_caller_stacklevel())
-    return [flag for flag in extra_cflags if not _STANDARD.match(flag)]
+    return [flag for flag in extra_cflags if not flag.startswith(_STANDARD)]
 
 
 def _check_bundle_is_no_source(bundle_path, shape_srcs, compute_srcs, function):

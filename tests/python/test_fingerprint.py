@@ -147,23 +147,48 @@ class StoreTest(unittest.TestCase):
         store.save()
         planted = os.path.join(self.work, 'fingerprints.json')
         with open(planted) as stream:
-            value = json.load(stream)
-        self.assertEqual(value['files'][self.path][5], sha256(b'first contents'))
+            header, line = stream.read().splitlines()
+        value = json.loads(line)
+        self.assertEqual((json.loads(header), value[0], value[6]),
+                         ({'format': 2}, self.path, sha256(b'first contents')))
         # Another user's claim that the file holds other bytes.
-        value['files'][self.path][5] = sha256(b'planted')
+        value[6] = sha256(b'planted')
         with open(planted, 'w') as stream:
-            json.dump(value, stream)
+            stream.write(f'{header}\n{json.dumps(value)}\n')
         os.chmod(planted, 0o666)
         self.assertEqual(self.store().sha256(self.path), sha256(b'first contents'))
         os.chmod(planted, 0o644)
         self.assertEqual(self.store().sha256(self.path), sha256(b'planted'))  # trusted: used
-        for damage in (b'{"format": 1, "files": [', b'[]', b'{"format": 99, "files": {}}'):
+        for damage in (b'{"format": 1, "files": [', b'[]', b'{"format": 99}\n' + line.encode(),
+                       b'{"format": 2}\n' + line.encode()[:-5]):
             with self.subTest(damage=damage):
                 with open(planted, 'wb') as stream:
                     stream.write(damage)
                 store = self.store()
                 self.assertEqual(store.sha256(self.path), sha256(b'first contents'))
                 self.assertEqual(store.reads, [self.path])
+
+    def test_each_path_finds_its_own_line(self):
+        """The file is read a line at a time: each path finds the line of
+        its own, whatever characters it holds, and a path that is only the
+        start of another one, or a suffix, finds nothing."""
+        names = ['a', 'a"', 'a,b', 'a\n["x",', 'b\u00e9\\', 'a"\n[']
+        paths = [os.path.join(self.work, name) for name in names]
+        for index, path in enumerate(paths):
+            self.write(f'contents {index}'.encode(), path)
+        self.settle()
+        store = self.store()
+        for path in paths:
+            store.sha256(path)
+        store.save()
+        again = self.store()
+        for index, path in enumerate(paths):
+            self.assertEqual(again.sha256(path), sha256(f'contents {index}'.encode()))
+        self.assertEqual(again.reads, [])
+        others = [os.path.join(self.work, 'a\n'), os.path.join(self.work, 'x'), self.work + '/',
+                  self.work[:-1]]
+        for other in others:
+            self.assertIsNone(self.store()._entry(other), other)
 
     def test_a_store_on_another_file_system(self):
         if not os.path.isdir('/dev/shm') or \

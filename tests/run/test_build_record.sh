@@ -72,4 +72,41 @@ printf '# build-custom-op ops 1\nscaled\tTf\t(Tensor x, float b)\n' >build/scale
 run_op --in x.npy --scalar 1 build/scaled
 check_eq "a record of an earlier build-custom-op (version 1) is refused" "$status:$err" \
 	"1:run-custom-op: build/scaled.ops was written by an earlier build-custom-op and does not say which libraries it describes; rebuild with build-custom-op --target host"
+# A build with nothing to do reads its libraries to write the record only
+# when one of them, or the record, changed since the build log vouched for
+# them; it does so once they have settled (their ctimes more than 2 s old).
+OP='my_ops::scaled(Tensor x, float b) -> Tensor'
+run_bco --target host $DWARF -B settled --name scaled --op "$OP" "$KERNEL"
+sleep 2.2
+run_bco --target host $DWARF -B settled --name scaled --op "$OP" "$KERNEL"
+check_eq "once its files have settled, the build log vouches for the record" \
+	"$status:$(grep -c '	scaled[.]ops$' settled/.build-custom-op.log)" "0:1"
+record=$(cat settled/scaled.ops)
+run_bco --target host $DWARF -B settled --name scaled --op "$OP" "$KERNEL"
+check_eq "a build with nothing to do then leaves it as it is" "$status:$(cat settled/scaled.ops)" "0:$record"
+python3 - settled/scaled.so <<'EOF'
+import os, sys
+path = sys.argv[1]
+info = os.stat(path)
+with open(path, 'r+b') as stream:
+    stream.seek(-3, os.SEEK_END)
+    byte = stream.read(1)
+    stream.seek(-3, os.SEEK_END)
+    stream.write(bytes([byte[0] ^ 1]))   # in a section header, which the loader does not read
+os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+EOF
+run_bco --target host $DWARF -B settled --name scaled --op "$OP" "$KERNEL"
+check_eq "a library changed in place, its size and mtime put back, is read again" \
+	"$status:$(sed -n 3p settled/scaled.ops | sed 's/ [0-9a-f]*$//')" "0:library scaled.so"
+[ "$(cat settled/scaled.ops)" != "$record" ]
+check_eq "and the record has its new id" "$?" 0
+run_op --in x.npy --scalar 3 --out y.npy settled/scaled
+check_eq "which the runner finds right" "$status:$err:$($NPY show y.npy)" "0::<f4 (4,): 1.0 3.0 -9.0 12.0"
+sleep 2.2
+run_bco --target host $DWARF -B settled --name scaled --op "$OP" "$KERNEL"
+record=$(cat settled/scaled.ops)
+sed 's/^cores 1$/cores 2/' settled/scaled.ops >edited.ops
+cp edited.ops settled/scaled.ops
+run_bco --target host $DWARF -B settled --name scaled --op "$OP" "$KERNEL"
+check_eq "an edited record is written again" "$status:$(cat settled/scaled.ops)" "0:$record"
 finish

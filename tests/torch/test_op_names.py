@@ -2,17 +2,20 @@
 names that the shape sources give m.def, and their count, as compile() will,
 before the shape library is built: a name the wrapper cannot take, or more
 than 10 ops for the host target, fails at once, naming the m.def and the
-way to rename the kernel function.  (test_sweep.py builds and runs
+way to rename the kernel function.  Sources that passed for a target are
+not checked again until they change.  (test_sweep.py builds and runs
 softmax_t, a name ending in _t.)"""
 
 import os
 import shutil
 import sys
 import tempfile
+import time
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fixture  # noqa: E402,F401  (the environment the torch tests share)
+import fixture  # noqa: E402  (the environment the torch tests share)
 import tap  # noqa: E402
 
 HEADER = '''#include <torch/torch.h>
@@ -103,6 +106,63 @@ class OpNamesTest(unittest.TestCase):
             'most 10 ops in the library'))
         with self.assertRaises(Built, msg='the device only warns (at step 4, as compile() does)'):
             self.load(shape, target='xtensa')
+
+    def test_sources_that_passed_are_checked_again_only_when_changed(self):
+        """Once shape sources passed the check for a target, a load() of the
+        same sources for that target does not check them again (the cache
+        records it, under a key of their contents, known by their stat
+        fingerprints); a source changed since, even with its size and mtime
+        put back, is checked again, and so are the same sources for another
+        target."""
+        from build_custom_op import _op_names
+        cache = mock.patch.dict(os.environ,
+                                {'BUILD_CUSTOM_OP_CACHE': os.path.join(self.work, 'cache')})
+        cache.start()
+        self.addCleanup(cache.stop)
+        read = fixture.files_read_again(self)
+        checked = []
+        real_check = _op_names.check
+        self.addCleanup(setattr, _op_names, 'check', real_check)
+
+        def check(paths, target):
+            checked.append(target)
+            return real_check(paths, target)
+        _op_names.check = check
+
+        def load(shape, target='host'):
+            time.sleep(0.05)   # past the tick of the last change
+            del read[:]
+            with self.assertRaises(Built):
+                self.load(shape, target)
+
+        shape = self.shape('NEURON_LIBRARY(my_ops, m) { m.def("abz", &same_shape, "abz"); }\n')
+        load(shape)
+        load(shape)
+        load(shape)
+        self.assertEqual(checked, ['host'])
+        self.assertEqual(read, [])
+        info = os.stat(shape)
+        with open(shape, 'r+') as stream:
+            text = stream.read().replace('"abz"', '"abs"')
+            stream.seek(0)
+            stream.write(text)
+        os.utime(shape, ns=(info.st_atime_ns, info.st_mtime_ns))
+        self.assertEqual((os.stat(shape).st_size, os.stat(shape).st_mtime_ns),
+                         (info.st_size, info.st_mtime_ns))
+        time.sleep(0.05)
+        del read[:]
+        error = self.refusal(shape)
+        self.assertEqual((error.step, error.path), ('checking the ops of the shape sources', shape))
+        self.assertIn('function name \'abs\' is also at::abs of the kernel API', str(error))
+        self.assertEqual(read, [shape])
+        self.assertEqual(checked, ['host', 'host'])
+
+        eleven = self.shape('NEURON_LIBRARY(my_ops, m)\n{\n' + ''.join(
+            f'    m.def("op{i}", &same_shape, "op{i}");\n' for i in range(11)) + '}\n')
+        load(eleven, 'xtensa')
+        load(eleven, 'xtensa')
+        self.assertIn('11 ops in one library', str(self.refusal(eleven)))
+        self.assertEqual(checked, ['host', 'host', 'xtensa', 'host'])
 
 
 if __name__ == '__main__':
