@@ -7,15 +7,15 @@
 #ifndef ELF_CHECK_H
 #define ELF_CHECK_H
 
-#include <stddef.h>
+#include <stdint.h>
 
 #include "runcustomop.h"
 
-/* Returns 0 when bytes (a whole file of length bytes, read from path) hold
- * everything their ELF header, program headers and section headers
+/* Returns 0 when the file open at fd (of length bytes, opened from path)
+ * holds everything its ELF header, program headers and section headers
  * describe; else -1 with error set (RCO_ERROR_BUILD): "PATH is damaged: it
- * has 1000 bytes, but its ELF headers describe 4096; rebuild it ...". */
-int elf_check_complete(const unsigned char *bytes, size_t length, const char *path,
-                       struct rco_error *error);
+ * has 1000 bytes, but its ELF headers describe 4096; rebuild it ...", or
+ * "cannot read PATH: ...".  Reads its headers only, with pread. */
+int elf_check_file(int fd, uint64_t length, const char *path, struct rco_error *error);
 
 #endif

@@ -51,25 +51,43 @@ static void on_register(void *context, int index, const char *name)
 		library->op_count++;
 }
 
-/* Puts length bytes into a new memory file named after path; returns its
- * descriptor, or -1 with errno set. */
-static int memory_file(const char *path, const unsigned char *bytes, size_t length)
+/* Copies the length bytes of the file open at fd into a new memory file
+ * named after path; returns its descriptor, or -1 with errno set. */
+static int memory_file(const char *path, int fd, size_t length)
 {
 	const char *base = strrchr(path, '/');
-	int fd = memfd_create(base ? base + 1 : path, MFD_CLOEXEC);
-	for (size_t done = 0; fd >= 0 && done < length;) {
-		ssize_t wrote = write(fd, bytes + done, length - done);
-		if (wrote < 0 && errno == EINTR)
+	int copy = memfd_create(base ? base + 1 : path, MFD_CLOEXEC);
+	unsigned char *piece = copy >= 0 ? malloc(LIBRARY_ID_PIECE) : NULL;
+	int status = copy >= 0 && piece ? 0 : -1;
+	for (size_t done = 0; status == 0 && done < length;) {
+		size_t want = length - done < LIBRARY_ID_PIECE ? length - done : LIBRARY_ID_PIECE;
+		ssize_t got = pread(fd, piece, want, (off_t)done);
+		if (got < 0 && errno == EINTR)
 			continue;
-		if (wrote <= 0) {
-			int saved = wrote == 0 ? EIO : errno;
-			close(fd);
-			errno = saved;
-			return -1;
+		if (got <= 0) {
+			errno = got == 0 ? EIO : errno;
+			status = -1;
+			break;
 		}
-		done += (size_t)wrote;
+		for (ssize_t wrote = 0; status == 0 && wrote < got;) {
+			ssize_t put = write(copy, piece + wrote, (size_t)(got - wrote));
+			if (put < 0 && errno == EINTR)
+				continue;
+			if (put <= 0) {
+				errno = put == 0 ? EIO : errno;
+				status = -1;
+			} else {
+				wrote += put;
+			}
+		}
+		done += (size_t)got;
 	}
-	return fd;
+	int saved = errno;
+	free(piece);
+	if (status != 0 && copy >= 0)
+		close(copy);
+	errno = saved;
+	return status == 0 ? copy : -1;
 }
 
 /* Whether two stats are of the same unchanged file. */
@@ -79,12 +97,39 @@ static int same_file(const struct stat *a, const struct stat *b)
 	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-/* Loads the library whose bytes (read from path, as *read_stat) were
- * checked: dlopen of path when it is still that file, or a private copy of
- * the bytes when this process has loaded path already (*copy is then its
- * descriptor, else -1).  flags: RTLD_NODELETE or 0. */
-static void *load(const char *path, const struct stat *read_stat, const unsigned char *bytes,
-                  size_t length, int flags, int *copy_descriptor, struct rco_error *error)
+/* Checks the file open at fd, read from path: a regular file (its stat
+ * in *st), whole (elf_check.h), whose id (library_id.h, read a piece at a
+ * time) is id, the one the record (named record) gives it. */
+static int check_file(int fd, const char *path, const char *record, const char *id,
+                      struct stat *st, struct rco_error *error)
+{
+	if (fstat(fd, st) != 0)
+		return error_fail(error, RCO_ERROR_BUILD, "cannot read %s: %s", path,
+		                  strerror(errno));
+	if (!S_ISREG(st->st_mode))
+		return error_fail(error, RCO_ERROR_BUILD, "%s is not a regular file", path);
+	size_t length = (size_t)st->st_size;
+	if (elf_check_file(fd, (uint64_t)length, path, error) != 0)
+		return -1;
+	char actual[LIBRARY_ID_SIZE];
+	if (lseek(fd, 0, SEEK_SET) != 0 || library_id_of_descriptor(fd, length, actual) != 0)
+		return error_fail(error, RCO_ERROR_BUILD, "cannot read %s: %s", path,
+		                  errno == EIO ? "it became shorter while it was read"
+		                  : strerror(errno));
+	if (strcmp(actual, id) != 0)
+		return error_fail(error, RCO_ERROR_BUILD, "%s is not the library %s was written for "
+		                  "(its id is %s, the record's %s): it changed after the build, or "
+		                  "the last build did not finish; rebuild with build-custom-op "
+		                  "--target host", path, record, actual, id);
+	return 0;
+}
+
+/* Loads the library at path, open at fd and checked (check_file) as
+ * *read_stat: dlopen of path when it is still that file, or, when this
+ * process has loaded path already, of a private copy of it, checked again
+ * (*copy is then its descriptor, else -1).  flags: RTLD_NODELETE or 0. */
+static void *load(const char *path, int fd, const struct stat *read_stat, const char *record,
+                  const char *id, int flags, int *copy_descriptor, struct rco_error *error)
 {
 	*copy_descriptor = -1;
 	/* dlopen searches the library path for a name without a slash: the
@@ -114,10 +159,17 @@ static void *load(const char *path, const struct stat *read_stat, const unsigned
 	}
 	free(name);
 	dlclose(handle);
-	int copy = memory_file(path, bytes, length);
+	int copy = memory_file(path, fd, (size_t)read_stat->st_size);
 	if (copy < 0) {
 		error_fail(error, RCO_ERROR_BUILD, "cannot load %s a second time: cannot copy it: "
 		           "%s", path, strerror(errno));
+		pthread_mutex_unlock(&load_lock);
+		return NULL;
+	}
+	/* The copy is what is loaded: the file may have changed since. */
+	struct stat copied;
+	if (check_file(copy, path, record, id, &copied, error) != 0) {
+		close(copy);
 		pthread_mutex_unlock(&load_lock);
 		return NULL;
 	}
@@ -135,48 +187,6 @@ static void *load(const char *path, const struct stat *read_stat, const unsigned
 	return handle;
 }
 
-/* Reads path whole into *bytes (malloc'ed), with its stat. */
-static int read_whole(const char *path, const char *record, unsigned char **bytes, size_t *length,
-                      struct stat *st, struct rco_error *error)
-{
-	*bytes = NULL;
-	/* O_NONBLOCK: a FIFO is refused below, not waited on for a writer. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return error_fail(error, RCO_ERROR_BUILD, "%s does not exist, but %s names "
-			                  "it; rebuild with build-custom-op --target host", path,
-			                  record);
-		return error_fail(error, RCO_ERROR_BUILD, "cannot open %s: %s", path,
-		                  strerror(errno));
-	}
-	int status = 0;
-	if (fstat(fd, st) != 0)
-		status = error_fail(error, RCO_ERROR_BUILD, "cannot read %s: %s", path,
-		                    strerror(errno));
-	else if (!S_ISREG(st->st_mode))
-		status = error_fail(error, RCO_ERROR_BUILD, "%s is not a regular file", path);
-	if (status == 0) {
-		*length = (size_t)st->st_size;
-		*bytes = malloc(*length ? *length : 1);
-		if (!*bytes)
-			status = error_fail(error, RCO_ERROR_BUILD, "out of memory to read %s",
-			                    path);
-	}
-	for (size_t done = 0; status == 0 && done < *length;) {
-		ssize_t got = read(fd, *bytes + done, *length - done);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			status = error_fail(error, RCO_ERROR_BUILD, "cannot read %s: %s", path,
-			                    got == 0 ? "it became shorter while it was read" : strerror(errno));
-		else
-			done += (size_t)got;
-	}
-	close(fd);
-	return status;
-}
-
 int core_library_open(struct core_library *library, const char *path, int core, const char *id,
                       const char *record, struct rco_error *error)
 {
@@ -186,34 +196,28 @@ int core_library_open(struct core_library *library, const char *path, int core, 
 	library->path = strdup(path);
 	if (!library->path)
 		return error_fail(error, RCO_ERROR_BUILD, "out of memory");
-	unsigned char *bytes;
-	size_t length = 0;
+	/* O_NONBLOCK: a FIFO is refused by check_file, not waited on for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return error_fail(error, RCO_ERROR_BUILD, "%s does not exist, but %s names "
+			                  "it; rebuild with build-custom-op --target host", path,
+			                  record);
+		return error_fail(error, RCO_ERROR_BUILD, "cannot open %s: %s", path,
+		                  strerror(errno));
+	}
 	struct stat st;
-	memset(&st, 0, sizeof st);
-	if (read_whole(path, record, &bytes, &length, &st, error) != 0) {
-		free(bytes);
-		return -1;
-	}
-	char actual[LIBRARY_ID_SIZE];
-	int status = elf_check_complete(bytes, length, path, error);
-	if (status == 0) {
-		library_id_of_bytes(bytes, length, actual);
-		if (strcmp(actual, id) != 0)
-			status = error_fail(error, RCO_ERROR_BUILD, "%s is not the library %s was "
-			                    "written for (its id is %s, the record's %s): it "
-			                    "changed after the build, or the last build did not "
-			                    "finish; rebuild with build-custom-op --target host",
-			                    path, record, actual, id);
-	}
+	int status = check_file(fd, path, record, id, &st, error);
 	/* ASan keeps a pointer to each global of a library it instruments, also
 	 * after the library is unloaded, and reads them all when it describes
 	 * an address: a sanitized core library stays loaded. */
 	char runtime[512];
 	library->kept_loaded = status == 0 && sanitized_runtime_of(path, runtime, sizeof runtime) == 1;
 	if (status == 0)
-		library->handle = load(path, &st, bytes, length, library->kept_loaded ? RTLD_NODELETE : 0,
+		library->handle = load(path, fd, &st, record, id,
+		                       library->kept_loaded ? RTLD_NODELETE : 0,
 		                       &library->copy_descriptor, error);
-	free(bytes);
+	close(fd);
 	if (!library->handle)
 		return -1;
 	const char *missing = NULL;

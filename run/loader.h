@@ -33,9 +33,12 @@ struct core_library {
 	int kept_loaded;
 };
 
-/* Loads path for core (-1: a single-core build): reads the file, checks
- * that it is whole (elf_check.h) and that its id is id, the one the record
- * (named record, for messages) gives it, loads exactly those bytes, checks
+/* Loads path for core (-1: a single-core build): checks that the file is
+ * whole (elf_check.h, from its headers) and that its id is id, the one the
+ * record (named record, for messages) gives it (read a piece at a time:
+ * the file is never all in memory), loads that file (dlopen, then a check
+ * that it did not change meanwhile; a second opening in one process loads
+ * a private copy, checked again), checks
  * its linked core and reads its op names.  Returns 0, or -1 with error
  * set (RCO_ERROR_BUILD); call core_library_close in either case. */
 int core_library_open(struct core_library *library, const char *path, int core, const char *id,

@@ -15,11 +15,31 @@
 
 #include <stddef.h>
 
+#include <stdint.h>
+
 #define LIBRARY_ID_SIZE 17 /* 16 hex digits and a NUL */
 #define LIBRARY_ID_LANES 4
 
+/* The id of bytes given in pieces: library_id_start, then library_id_add
+ * for each piece in order (any lengths), then library_id_finish.  The id
+ * is that of the pieces joined, so a file can be read a piece at a time. */
+struct library_id_hash {
+	uint64_t lanes[LIBRARY_ID_LANES];
+	uint64_t words;                /* whole words added so far */
+	unsigned char pending[8];      /* the bytes after them */
+	size_t pending_length;
+};
+void library_id_start(struct library_id_hash *hash);
+void library_id_add(struct library_id_hash *hash, const void *bytes, size_t length);
+void library_id_finish(const struct library_id_hash *hash, char id[LIBRARY_ID_SIZE]);
+
 /* The id of length bytes. */
 void library_id_of_bytes(const void *bytes, size_t length, char id[LIBRARY_ID_SIZE]);
+/* The id of the length bytes read from fd, from its offset, a piece of
+ * LIBRARY_ID_PIECE bytes at a time; returns 0, or -1 with errno set (EIO:
+ * the file ended before length bytes). */
+#define LIBRARY_ID_PIECE (64 * 1024)
+int library_id_of_descriptor(int fd, size_t length, char id[LIBRARY_ID_SIZE]);
 /* The id of the file at path; returns 0, or -1 with errno set. */
 int library_id_of_file(const char *path, char id[LIBRARY_ID_SIZE]);
 

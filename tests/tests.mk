@@ -1,7 +1,7 @@
 # tests.mk - the C unit tests and the end-to-end tests (included by Makefile).
 UNIT_TESTS = tests/unit/test_schema tests/unit/test_validate tests/unit/test_codegen \
 	tests/unit/test_buffer tests/unit/test_arena tests/unit/test_interrupt tests/unit/test_output_file \
-	tests/unit/test_shell_words
+	tests/unit/test_shell_words tests/unit/test_library_id
 CLI_TESTS = tests/cli/test_emit.sh tests/cli/test_options.sh tests/cli/test_build_commands.sh \
 	tests/cli/test_build_incremental.sh tests/cli/test_build_failures.sh tests/cli/test_build_host.sh \
 	tests/cli/test_standard_streams.sh tests/cli/test_build_dir.sh tests/cli/test_inputs.sh \
