@@ -108,13 +108,21 @@ def _cpp_extension():
     return cpp_extension
 
 
+# The cache roots this process found to be directories of this user that
+# no one else can write (each is checked once: a load() asks for the store
+# about ten times).
+_trusted_roots = set()
+
+
 def digests():
     """The process's _fingerprint.Store, kept in the cache's root when that
     is a directory of this user that no one else can write (else one this
     process alone remembers)."""
     root = cache_root()
-    if _ownership.directory_problem(root) is not None:
-        return _fingerprint.store(None)
+    if root not in _trusted_roots:
+        if _ownership.directory_problem(root) is not None:
+            return _fingerprint.store(None)
+        _trusted_roots.add(root)
     return _fingerprint.store(root)
 
 
