@@ -90,32 +90,36 @@ int elf_check_file(int fd, uint64_t length, const char *path, struct rco_error *
 {
 	/* The ELF header, then as far as the program headers' end when the
 	 * file holds them (their table is checked against the file first). */
-	size_t available = length < sizeof(Elf64_Ehdr) ? (size_t)length : sizeof(Elf64_Ehdr);
-	unsigned char *bytes = malloc(sizeof(Elf64_Ehdr));
-	int status = bytes ? read_at(fd, bytes, available, 0) : -1;
-	if (status == 0 && available == sizeof(Elf64_Ehdr)) {
+	unsigned char header_bytes[sizeof(Elf64_Ehdr)];
+	unsigned char *bytes = header_bytes, *more = NULL;
+	size_t available = length < sizeof header_bytes ? (size_t)length : sizeof header_bytes;
+	int status = read_at(fd, bytes, available, 0);
+	if (status == 0 && available == sizeof header_bytes) {
 		Elf64_Ehdr header;
 		memcpy(&header, bytes, sizeof header);
 		uint64_t end = table_end(header.e_phoff, header.e_phnum, header.e_phentsize);
 		if (end > available && end <= length) {
-			unsigned char *more = realloc(bytes, (size_t)end);
-			status = more ? read_at(fd, more + available, (size_t)end - available,
-			                        (off_t)available) : -1;
+			more = malloc((size_t)end);
 			if (more) {
+				memcpy(more, header_bytes, available);
+				status = read_at(fd, more + available, (size_t)end - available,
+				                 (off_t)available);
 				bytes = more;
 				available = (size_t)end;
+			} else {
+				errno = ENOMEM;
+				status = -1;
 			}
 		}
 	}
 	char problem[256];
 	if (status != 0)
 		status = error_fail(error, RCO_ERROR_BUILD, "cannot read %s: %s", path,
-		                    !bytes ? "out of memory"
-		                    : errno == EIO ? "it became shorter while it was read"
+		                    errno == EIO ? "it became shorter while it was read"
 		                    : strerror(errno));
 	else if (describe_damage(bytes, available, length, problem, sizeof problem) != 0)
 		status = error_fail(error, RCO_ERROR_BUILD, "%s is damaged: %s; rebuild it with "
 		                    "build-custom-op --target host", path, problem);
-	free(bytes);
+	free(more);
 	return status;
 }

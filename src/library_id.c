@@ -65,13 +65,14 @@ void library_id_add(struct library_id_hash *hash, const void *bytes, size_t leng
 	/* Four lanes: four multiplications in flight instead of one. */
 	uint64_t lanes[LIBRARY_ID_LANES];
 	memcpy(lanes, hash->lanes, sizeof lanes);
-	size_t rounds = length / (8 * LIBRARY_ID_LANES);
-	for (size_t r = 0; r < rounds; r++, at += 8 * LIBRARY_ID_LANES)
+	const size_t round_bytes = (size_t)8 * LIBRARY_ID_LANES;
+	size_t rounds = length / round_bytes;
+	for (size_t r = 0; r < rounds; r++, at += round_bytes)
 		for (int lane = 0; lane < LIBRARY_ID_LANES; lane++)
 			lanes[lane] = (lanes[lane] ^ load_word(at + (size_t)lane * 8)) * FNV_PRIME;
 	memcpy(hash->lanes, lanes, sizeof lanes);
 	hash->words += (uint64_t)rounds * LIBRARY_ID_LANES;
-	length -= rounds * 8 * LIBRARY_ID_LANES;
+	length -= rounds * round_bytes;
 	for (; length >= 8; at += 8, length -= 8)
 		add_word(hash, at);
 	memcpy(hash->pending, at, length);

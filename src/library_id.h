@@ -38,7 +38,7 @@ void library_id_of_bytes(const void *bytes, size_t length, char id[LIBRARY_ID_SI
 /* The id of the length bytes read from fd, from its offset, a piece of
  * LIBRARY_ID_PIECE bytes at a time; returns 0, or -1 with errno set (EIO:
  * the file ended before length bytes). */
-#define LIBRARY_ID_PIECE (64 * 1024)
+#define LIBRARY_ID_PIECE ((size_t)64 * 1024)
 int library_id_of_descriptor(int fd, size_t length, char id[LIBRARY_ID_SIZE]);
 /* The id of the file at path; returns 0, or -1 with errno set. */
 int library_id_of_file(const char *path, char id[LIBRARY_ID_SIZE]);
