@@ -1,7 +1,8 @@
 /* loader.c - loading one core library of a host build.
  *
- * memfd_create (for the private copy), mremap, dlinfo and dl_iterate_phdr
- * (for sharing the code of a multicore build) are Linux's and glibc's. */
+ * memfd_create and sendfile (for the private copy), mremap, dlinfo and
+ * dl_iterate_phdr (for sharing the code of a multicore build) are Linux's
+ * and glibc's. */
 #define _GNU_SOURCE
 
 #include "loader.h"
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,42 +54,25 @@ static void on_register(void *context, int index, const char *name)
 }
 
 /* Copies the length bytes of the file open at fd into a new memory file
- * named after path; returns its descriptor, or -1 with errno set. */
+ * named after path, in the kernel (sendfile); returns its descriptor, or
+ * -1 with errno set (EIO: the file ended first). */
 static int memory_file(const char *path, int fd, size_t length)
 {
 	const char *base = strrchr(path, '/');
 	int copy = memfd_create(base ? base + 1 : path, MFD_CLOEXEC);
-	unsigned char *piece = copy >= 0 ? malloc(LIBRARY_ID_PIECE) : NULL;
-	int status = copy >= 0 && piece ? 0 : -1;
-	for (size_t done = 0; status == 0 && done < length;) {
-		size_t want = length - done < LIBRARY_ID_PIECE ? length - done : LIBRARY_ID_PIECE;
-		ssize_t got = pread(fd, piece, want, (off_t)done);
-		if (got < 0 && errno == EINTR)
+	off_t done = 0;
+	while (copy >= 0 && (size_t)done < length) {
+		ssize_t sent = sendfile(copy, fd, &done, length - (size_t)done);
+		if (sent < 0 && errno == EINTR)
 			continue;
-		if (got <= 0) {
-			errno = got == 0 ? EIO : errno;
-			status = -1;
-			break;
+		if (sent <= 0) {
+			int saved = sent == 0 ? EIO : errno;
+			close(copy);
+			errno = saved;
+			return -1;
 		}
-		for (ssize_t wrote = 0; status == 0 && wrote < got;) {
-			ssize_t put = write(copy, piece + wrote, (size_t)(got - wrote));
-			if (put < 0 && errno == EINTR)
-				continue;
-			if (put <= 0) {
-				errno = put == 0 ? EIO : errno;
-				status = -1;
-			} else {
-				wrote += put;
-			}
-		}
-		done += (size_t)got;
 	}
-	int saved = errno;
-	free(piece);
-	if (status != 0 && copy >= 0)
-		close(copy);
-	errno = saved;
-	return status == 0 ? copy : -1;
+	return copy;
 }
 
 /* Whether two stats are of the same unchanged file. */
