@@ -137,7 +137,8 @@ def _key(kind, sources, extra_cflags, include_paths, kit=None, compiler=None):
     if compiler is None:
         compiler = _torch_kit.compiler()
     description = [_CACHE_FORMAT, kind, torch.__version__, os.path.dirname(torch.__file__),
-                   sys.version, compiler, list(extra_cflags), list(include_paths)]
+                   sys.version, compiler, list(extra_cflags), list(include_paths),
+                   list(_torch_kit.LINK_FLAGS)]
     if kit is not None:
         description.append(kit.compile_identity())
     for source in sources:
@@ -652,8 +653,10 @@ def _compile_with_cpp_extension(directory, name, sources, extra_cflags, include_
     try:
         with _ninja_stopped_gently(cpp_extension):
             cpp_extension.load(name=name, sources=sources, extra_cflags=extra_cflags,
-                               extra_include_paths=include_paths, build_directory=directory,
-                               is_python_module=False, verbose=verbose)
+                               extra_include_paths=include_paths,
+                               extra_ldflags=list(_torch_kit.LINK_FLAGS),
+                               build_directory=directory, is_python_module=False,
+                               verbose=verbose)
     except (RuntimeError, OSError, ValueError, ImportError) as error:
         message = str(error).rstrip()
         if 'Ninja is required' in message:

@@ -196,6 +196,21 @@ class StopTest(Work):
         self.assertEqual(list(entries.values()), [['.lock']])
 
 
+def self_bound_functions(library):
+    """The functions that library defines and whose calls or addresses are
+    left to a dynamic relocation (looked up in the process when it is
+    loaded), as readelf shows them."""
+    def words(*options):
+        done = subprocess.run(['readelf', '-W'] + list(options) + [library],
+                              capture_output=True, text=True, check=True)
+        return [line.split() for line in done.stdout.splitlines()]
+    defined = {fields[7].split('@')[0] for fields in words('--dyn-syms')
+               if len(fields) >= 8 and fields[3] == 'FUNC' and fields[6] != 'UND'}
+    relocated = {fields[4].split('@')[0] for fields in words('-r')
+                 if len(fields) >= 5 and fields[2].endswith(('_JUMP_SLOT', '_GLOB_DAT'))}
+    return sorted(defined & relocated)
+
+
 class KitTest(Work):
     """The torch kit's precompiled header: given to a shape source only when
     having <torch/torch.h> read first changes nothing."""
@@ -251,6 +266,9 @@ class KitTest(Work):
         with open(os.path.join(entry, 'shape.o.d')) as stream:
             self.assertNotIn('torch_pch.h', stream.read())
         self.assertEqual(commands['shape.cpp'][:1], [_torch_kit.compiler()[0]])
+        # Its calls to the functions it defines were bound when it was linked
+        # (-Wl,-Bsymbolic-functions): none is left for dlopen to look up.
+        self.assertEqual(self_bound_functions(os.path.join(entry, 'libshapefcn.so')), [])
 
 
 class WaitTest(Work):
