@@ -166,6 +166,41 @@ def waiting_at_most(seconds):
         _limits.seconds = previous
 
 
+# The compiler and kit this thread's build() found, while a block of
+# one_lookup() runs: {compiler-to-be: value} (see one_lookup).
+_lookups = threading.local()
+
+
+@contextlib.contextmanager
+def one_lookup():
+    """Within the block, build() searches PATH for the compiler and reads
+    the torch kit once, and its later calls in this thread reuse what it
+    found: a load() finds the shape library and the bridge, and a compiler
+    or kit that changed in the middle of it would make the two disagree.
+    A block inside another one adds nothing."""
+    if getattr(_lookups, 'found', None) is not None:
+        yield
+        return
+    _lookups.found = {}
+    try:
+        yield
+    finally:
+        _lookups.found = None
+
+
+def _compiler_and_kit():
+    """(_torch_kit.compiler(), _torch_kit.find() for it), once per block
+    of one_lookup()."""
+    found = getattr(_lookups, 'found', None)
+    if found is not None and 'compiler' in found:
+        return found['compiler'], found['kit']
+    compiler = _torch_kit.compiler()   # PATH is searched, links followed
+    kit = _torch_kit.find(compiler)
+    if found is not None:
+        found['compiler'], found['kit'] = compiler, kit
+    return compiler, kit
+
+
 def _holder(descriptor):
     """'process PID (COMMAND)' of the process that last took the lock to
     build, while it runs; else None."""
@@ -530,8 +565,7 @@ def build(kind, name, sources, extra_cflags, include_paths, verbose):
     sources = [os.path.abspath(os.fspath(source)) for source in sources]
     include_paths = [os.path.abspath(os.fspath(path)) for path in include_paths]
     extra_cflags = [os.fspath(flag) for flag in extra_cflags]
-    compiler = _torch_kit.compiler()   # looked up once: PATH is searched, links followed
-    kit = _torch_kit.find(compiler)
+    compiler, kit = _compiler_and_kit()
     if kit is not None and kind == 'bridge':
         found = kit.bridge(sources, extra_cflags, include_paths, _digest)
         if found is not None:

@@ -357,9 +357,10 @@ def _run_load(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
     caller names the call in messages (default: load('NAME')).  The digests
     of the files it read are kept for the next one (_fingerprint.py)."""
     try:
-        return _load_steps(name, compute_srcs, shape_srcs, extra_cflags, extra_include_paths,
-                           build_directory, multicore, verbose, target, register, caller,
-                           timeout, sanitize)
+        with _torch_build.one_lookup():
+            return _load_steps(name, compute_srcs, shape_srcs, extra_cflags,
+                               extra_include_paths, build_directory, multicore, verbose, target,
+                               register, caller, timeout, sanitize)
     finally:
         _torch_build.digests().save()
 
