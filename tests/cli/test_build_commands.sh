@@ -174,13 +174,13 @@ check_eq "host single-core commands, flag order included" "$status:$out" \
 "0:clang++ $HOST_CC -MF hb/relu.d $HOST_CHECKS -O3 -I$HOST_SDK/include -Iinc -c -o hb/relu.o src/relu.cpp
 clang++ $HOST_CC -MF hb/axpy.d $HOST_CHECKS -O3 -I$HOST_SDK/include -Iinc -c -o hb/axpy.o src/axpy.cpp
 clang++ $HOST_CC -MF hb/wrapper.d $HOST_CHECKS -O3 -I$HOST_SDK/include -c -o hb/wrapper.o hb/wrapper.cpp
-clang++ -shared -o hb/relu.so hb/relu.o hb/axpy.o hb/wrapper.o $HOST_SDK/lib/core_single.o $HOST_SDK/lib/libcustomop_host.a -Wl,-Bsymbolic -Wl,--no-undefined"
+clang++ -shared -o hb/relu.so hb/relu.o hb/axpy.o hb/wrapper.o $HOST_SDK/lib/core_single.o $HOST_SDK/lib/libcustomop_host.a -Wl,-Bsymbolic -Wl,--no-undefined -Wl,--compress-debug-sections=zlib"
 host_dry_run --multicore --launcher 'ccache' -B hm --name relu --op 'my_ops::relu(Tensor x) -> Tensor' src/relu.cpp
 expected="ccache clang++ $HOST_CC -MF hm/relu.d $HOST_CHECKS -I$HOST_SDK/include -c -o hm/relu.o src/relu.cpp
 ccache clang++ $HOST_CC -MF hm/wrapper.d $HOST_CHECKS -I$HOST_SDK/include -c -o hm/wrapper.o hm/wrapper.cpp"
 for core in 0 1 2 3 4 5 6 7; do
 	expected="$expected
-clang++ -shared -o hm/relu_cpu$core.so hm/relu.o hm/wrapper.o $HOST_SDK/lib/core_cpu$core.o $HOST_SDK/lib/libcustomop_host.a -Wl,-Bsymbolic -Wl,--no-undefined"
+clang++ -shared -o hm/relu_cpu$core.so hm/relu.o hm/wrapper.o $HOST_SDK/lib/core_cpu$core.o $HOST_SDK/lib/libcustomop_host.a -Wl,-Bsymbolic -Wl,--no-undefined -Wl,--compress-debug-sections=zlib"
 done
 check_eq "host multicore commands: compiles through the launcher, one link per core with its core object" \
 	"$status:$out" "0:$expected"

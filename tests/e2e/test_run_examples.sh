@@ -32,7 +32,7 @@ esac
 check_eq "-v shows each host command, shell-quoted, before its status line" "$(printf '%s\n' "$err" | sed -n '1,2p;5,6p')" \
 "$host_cxx -std=c++14 -fPIC -O2 -g -MMD -MP -MF build/relu.d -Wall -Werror -fstack-clash-protection -Wno-error=format -Wno-error=int-to-pointer-cast -Wno-error=narrowing $family_flags -I$TOP/sdk/host/include -c -o build/relu.o $TOP/examples/relu/relu.cpp
 [1/3] CC $TOP/examples/relu/relu.cpp
-$host_cxx -shared -o build/relu.so build/relu.o build/wrapper.o $TOP/sdk/host/lib/core_single.o $TOP/sdk/host/lib/libcustomop_host.a -Wl,-Bsymbolic -Wl,--no-undefined
+$host_cxx -shared -o build/relu.so build/relu.o build/wrapper.o $TOP/sdk/host/lib/core_single.o $TOP/sdk/host/lib/libcustomop_host.a -Wl,-Bsymbolic -Wl,--no-undefined -Wl,--compress-debug-sections=zlib
 [3/3] LINK build/relu.so"
 check_eq "the host build records its layout, its library with the library's id, and the ops" \
 	"$(cat build/relu.ops)" "# build-custom-op ops 2

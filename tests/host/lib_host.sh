@@ -80,7 +80,8 @@ host_build() {
 host_link() {
 	# shellcheck disable=SC2086 # objects are words
 	"$HOST_CXX" -shared -o "$1" $2 "$3" "$SDK/lib/libcustomop_host.a" \
-		-Wl,-Bsymbolic -Wl,--no-undefined >>"$dir/build.log" 2>&1
+		-Wl,-Bsymbolic -Wl,--no-undefined -Wl,--compress-debug-sections=zlib \
+		>>"$dir/build.log" 2>&1
 }
 
 # run_driver ARGS...: runs the test driver; sets $out (stdout and stderr)

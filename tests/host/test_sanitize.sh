@@ -223,7 +223,7 @@ check_eq "a dry run of a changed build shows every command with the sanitizers' 
 	"0:address/sanitize.o: -fsanitize=address -fsanitize-recover=address -fno-omit-frame-pointer -fsanitize=undefined -fno-sanitize-recover=undefined -fno-sanitize=vptr$function
 address/wrapper.o: -fsanitize=address -fsanitize-recover=address -fno-omit-frame-pointer -fsanitize=undefined -fno-sanitize-recover=undefined -fno-sanitize=vptr$function"
 check_eq "and the link" "$(printf '%s\n' "$out" | grep -- ' -shared ')" \
-	"$HOST_CXX -shared -o address/k.so address/sanitize.o address/wrapper.o $sdk/lib/core_single.o $sdk/lib/undefined_handlers.o $sdk/lib/address/libcustomop_host.a -Wl,-Bsymbolic -Wl,--no-undefined -fsanitize=address$shared $sdk/lib/address/libcustomop_host_reports.so -Wl,-rpath,$sdk/lib/address -Wl,-rpath,$runtime_dir -Wl,-z,now"
+	"$HOST_CXX -shared -o address/k.so address/sanitize.o address/wrapper.o $sdk/lib/core_single.o $sdk/lib/undefined_handlers.o $sdk/lib/address/libcustomop_host.a -Wl,-Bsymbolic -Wl,--no-undefined -Wl,--compress-debug-sections=zlib -fsanitize=address$shared $sdk/lib/address/libcustomop_host_reports.so -Wl,-rpath,$sdk/lib/address -Wl,-rpath,$runtime_dir -Wl,-z,now"
 
 # A change of the sanitizers rebuilds everything they reach, both ways.
 # steps ARG...: builds address/k again; the steps that ran.
