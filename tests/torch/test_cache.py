@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import unittest
+import unittest.mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture  # noqa: E402
@@ -269,6 +270,45 @@ class KitTest(Work):
         # Its calls to the functions it defines were bound when it was linked
         # (-Wl,-Bsymbolic-functions): none is left for dlopen to look up.
         self.assertEqual(self_bound_functions(os.path.join(entry, 'libshapefcn.so')), [])
+
+
+class LookupTest(unittest.TestCase):
+    """The compiler on PATH and the torch kit: looked up once in a block of
+    _torch_build.one_lookup() (a load(), which finds the shape library and
+    the bridge), again in each new block and outside one."""
+
+    def test_the_compiler_is_looked_up_once_per_block(self):
+        from build_custom_op import _shape_library, _torch_build, _torch_kit
+        calls = []
+        real = _torch_kit.compiler
+
+        def counted():
+            calls.append(threading.get_ident())
+            return real()
+
+        def find():
+            _shape_library.build_and_load('other', fixture.OTHER_SHAPES, [], [], False)
+
+        counts = []
+        with unittest.mock.patch.object(_torch_kit, 'compiler', counted):
+            find()
+            find()
+            counts.append(len(calls))
+            with _torch_build.one_lookup():
+                find()
+                with _torch_build.one_lookup():
+                    find()
+                # Another thread looks up for itself.
+                other = threading.Thread(target=find)
+                other.start()
+                other.join()
+                find()
+            counts.append(len(calls))
+            with _torch_build.one_lookup():
+                find()
+            counts.append(len(calls))
+        self.assertEqual(counts, [2, 4, 5])
+        self.assertEqual(len(set(calls[2:4])), 2)
 
 
 class WaitTest(Work):
