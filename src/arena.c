@@ -56,12 +56,16 @@ _Noreturn void arena_fail(struct arena *arena)
 	longjmp(*arena->out_of_memory, 1);
 }
 
-/* A new zeroed chunk of size bytes, kept in the arena's list. */
-static void *new_chunk(struct arena *arena, size_t size)
+/* A new chunk of size bytes, kept in the arena's list: zeroed when zeroed
+ * is set.  A block is not: arena_alloc zeroes each allocation cut from it,
+ * so that the pages of a block's unused end are never touched (calloc
+ * would write them all, and fault each one in, at every call). */
+static void *new_chunk(struct arena *arena, size_t size, int zeroed)
 {
 	if (size > SIZE_MAX - sizeof(struct arena_chunk))
 		arena_fail(arena);
-	struct arena_chunk *chunk = calloc(1, sizeof(struct arena_chunk) + size);
+	size += sizeof(struct arena_chunk);
+	struct arena_chunk *chunk = zeroed ? calloc(1, size) : malloc(size);
 	if (!chunk)
 		arena_fail(arena);
 	chunk->next = arena->chunks;
@@ -72,17 +76,17 @@ static void *new_chunk(struct arena *arena, size_t size)
 void *arena_alloc(struct arena *arena, size_t size)
 {
 #ifdef ARENA_CHUNK_PER_ALLOCATION
-	return new_chunk(arena, size);
+	return new_chunk(arena, size, 1);
 #else
 	const size_t alignment = _Alignof(max_align_t);
 	if (size > OWN_CHUNK)
-		return new_chunk(arena, size);
+		return new_chunk(arena, size, 1);
 	size = size ? (size + alignment - 1) / alignment * alignment : alignment;
 	if (size > arena->left) {
 		size_t block = arena->next_block;
 		while (block < size)
 			block *= 2;
-		arena->free = new_chunk(arena, block);
+		arena->free = new_chunk(arena, block, 0);
 		arena->left = block;
 		if (arena->next_block < LAST_BLOCK)
 			arena->next_block *= 2;
@@ -90,7 +94,7 @@ void *arena_alloc(struct arena *arena, size_t size)
 	void *memory = arena->free;
 	arena->free += size;
 	arena->left -= size;
-	return memory;
+	return memset(memory, 0, size);
 #endif
 }
 
