@@ -139,6 +139,8 @@ def _key(kind, sources, extra_cflags, include_paths, kit=None, compiler=None):
     description = [_CACHE_FORMAT, kind, torch.__version__, os.path.dirname(torch.__file__),
                    sys.version, compiler, list(extra_cflags), list(include_paths),
                    list(_torch_kit.LINK_FLAGS)]
+    if kind != 'bridge':
+        description.append(list(_torch_kit.SHAPE_LIBRARY_UNDEFINES))
     if kit is not None:
         description.append(kit.compile_identity())
     for source in sources:
@@ -685,6 +687,10 @@ def _compile_with_cpp_extension(directory, name, sources, extra_cflags, include_
     if versioner is not None and hasattr(versioner, 'entries'):
         versioner.entries.pop(name, None)
     try:
+        if name == _torch_kit.SHAPE_LIBRARY_NAME:
+            # cpp_extension defines them before the extra flags.
+            extra_cflags = list(extra_cflags) + ['-U' + macro for macro in
+                                                 _torch_kit.SHAPE_LIBRARY_UNDEFINES]
         with _ninja_stopped_gently(cpp_extension):
             cpp_extension.load(name=name, sources=sources, extra_cflags=extra_cflags,
                                extra_include_paths=include_paths,

@@ -337,7 +337,8 @@ def load(name, compute_srcs, shape_srcs, extra_cflags=[], extra_include_paths=[]
     $CUSTOM_OP_TIMEOUT, else no limit), and the longest load() waits for a
     cache entry that another process is building.  sanitize: the compute
     build's sanitizers, as compile() takes them (host target only); the
-    shape library is built as without them, with torch's flags.
+    shape library is built as without them, with torch's flags (but
+    -DTORCH_API_INCLUDE_EXTENSION_H: see docs/reference/python.md).
 
     On the host target, torch.ops.<ns>.<op> then runs the kernel on the
     emulated cores.  On the device target the ops are registered for

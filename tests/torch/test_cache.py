@@ -265,7 +265,13 @@ class KitTest(Work):
                          [bool(kit.pch), False])
         # g++ read the precompiled header, not torch_pch.h itself.
         with open(os.path.join(entry, 'shape.o.d')) as stream:
-            self.assertNotIn('torch_pch.h', stream.read())
+            depended = stream.read()
+        self.assertNotIn('torch_pch.h', depended)
+        # Neither the compiles nor the precompiled header define what makes
+        # <torch/torch.h> include <torch/extension.h> (pybind11, Python).
+        pch_flags = kit.pch['flags'] if kit.pch else []
+        self.assertEqual([word for word in commands['shape.cpp'] + commands['other.cpp'] +
+                          pch_flags if 'TORCH_API_INCLUDE_EXTENSION_H' in word], [])
         self.assertEqual(commands['shape.cpp'][:1], [_torch_kit.compiler()[0]])
         # Its calls to the functions it defines were bound when it was linked
         # (-Wl,-Bsymbolic-functions): none is left for dlopen to look up.
