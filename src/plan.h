@@ -33,6 +33,8 @@ struct step_files {
 	uint64_t before_hash;  /* the inputs' fingerprint when the step started */
 	int before_valid;
 	struct timespec started; /* the file system's time then */
+	int started_inclusive;   /* that time had not passed when the step was spawned: a
+	                            file dated at it may have been written after */
 };
 
 struct plan {

@@ -55,6 +55,7 @@ struct scan {
 	 * while the step ran. */
 	const struct strvec *known;
 	const struct timespec *since;
+	int since_inclusive;       /* an input dated at *since, known or not, changed too */
 	int unsettled;
 };
 
@@ -73,6 +74,16 @@ static int compare_strings(const void *a, const void *b)
 }
 
 static void scan_path(struct state *state, struct scan *scan, const char *path, int depth);
+
+/* Whether the header at path, dated mtime, changed after *scan->since. */
+static int changed_since(const struct scan *scan, const char *path, struct timespec mtime)
+{
+	int order = fs_time_compare(mtime, *scan->since);
+	if (order == 0)
+		return scan->since_inclusive;
+	return order > 0 &&
+	       !bsearch(&path, scan->known->items, scan->known->length, sizeof(char *), compare_strings);
+}
 
 /* A directory stands for the files in it, in name order. */
 static void scan_directory(struct state *state, struct scan *scan, const char *path, int depth)
@@ -113,8 +124,7 @@ static void scan_path(struct state *state, struct scan *scan, const char *path, 
 	scan->hash = buildlog_hash_number(scan->hash, (uint64_t)st.st_size);
 	if (fs_time_compare(st.st_mtim, scan->now) > 0)
 		note_future(state, path, st.st_mtim);
-	else if (scan->since && fs_time_compare(st.st_mtim, *scan->since) > 0 &&
-	         !bsearch(&path, scan->known->items, scan->known->length, sizeof(char *), compare_strings))
+	else if (scan->since && changed_since(scan, path, st.st_mtim))
 		scan->unsettled = 1;
 }
 
@@ -253,6 +263,29 @@ size_t state_mark_up_to_date(struct state *state)
 	return to_run;
 }
 
+/* How long a step's spawn waits for the file system's clock to move past
+ * its start: a few ticks of a kernel's coarse clock. */
+#define CLOCK_WAIT_NS 20000000L
+#define CLOCK_POLL_NS 250000L
+
+/* Returns 1 once the file system's time is after since, or 0 when it is not
+ * within CLOCK_WAIT_NS (or cannot be read). */
+static int clock_moved_past(const struct state *state, struct timespec since)
+{
+	if (state->clock_fd < 0)
+		return 0;
+	for (long waited = 0;; waited += CLOCK_POLL_NS) {
+		struct timespec now;
+		if (fs_touch_now(state->clock_fd, &now) != 0)
+			return 0;
+		if (fs_time_compare(now, since) > 0)
+			return 1;
+		if (waited >= CLOCK_WAIT_NS)
+			return 0;
+		nanosleep(&(struct timespec){0, CLOCK_POLL_NS}, NULL);
+	}
+}
+
 void state_step_starting(struct state *state, size_t index)
 {
 	struct step_files *files = &state->plan->files[index];
@@ -268,6 +301,9 @@ void state_step_starting(struct state *state, size_t index)
 	scan_step(state, &scan, index, files->headers, files->header_count);
 	files->before_hash = scan.hash;
 	files->before_valid = !scan.missing;
+	/* Whatever the step writes or a user edits from its spawn on is then
+	 * dated after files->started. */
+	files->started_inclusive = !clock_moved_past(state, files->started);
 }
 
 int state_step_finished(struct state *state, size_t index, uint64_t *inputs_hash)
@@ -287,7 +323,8 @@ int state_step_finished(struct state *state, size_t index, uint64_t *inputs_hash
 	strvec_extend(&known, files->headers, files->header_count);
 	if (known.length)
 		qsort(known.items, known.length, sizeof *known.items, compare_strings);
-	struct scan record = { .now = now, .known = &known, .since = &files->started };
+	struct scan record = { .now = now, .known = &known, .since = &files->started,
+	                       .since_inclusive = files->started_inclusive };
 	scan_step(state, &record, index, headers.items, headers.length);
 	if (record.missing || record.unsettled)
 		return 0;

@@ -16,7 +16,11 @@
  * only when they are what they were when it started: an input changed while
  * the step ran (an edit during the build) leaves the step unrecorded, to run
  * again next time.  For a header the depfile names for the first time, that
- * is known by its time: one dated after the step started changed meanwhile. */
+ * is known by its time: one dated after the step started changed meanwhile.
+ * For that, a step is spawned only once the file system's clock has moved
+ * past its start (at once where timestamps are fine-grained, within a tick
+ * of the clock elsewhere); where it has not moved within a few milliseconds
+ * (a clock of seconds), a header dated at the start also counts as changed. */
 #ifndef STATE_H
 #define STATE_H
 
@@ -58,7 +62,8 @@ uint64_t state_command_hash(const struct plan *plan, size_t index, const struct 
  * STEP_PENDING; returns how many will run.  Fingerprints found for entries
  * of a version 1 log are recorded (log_changed). */
 size_t state_mark_up_to_date(struct state *state);
-/* Notes what step index's inputs are as it starts. */
+/* Notes what step index's inputs are as it starts, and waits for the file
+ * system's clock to move on (see above). */
 void state_step_starting(struct state *state, size_t index);
 /* After step index succeeded: returns 1 and the fingerprint to record in
  * *inputs_hash, or 0 when the step must not be recorded. */
