@@ -49,7 +49,8 @@ _MESSAGE_SIZE = 16384
 # The runner's functions the bridge calls, in the order of its struct Runner.
 _RUNNER_FUNCTIONS = ('rco_open', 'rco_close', 'rco_op_index', 'rco_op_kinds',
                      'rco_op_signature', 'rco_run_named', 'rco_device_dtype',
-                     'rco_fill_unwritten', 'rco_describe_argument', 'rco_accept_tensor')
+                     'rco_fill_unwritten', 'rco_describe_argument', 'rco_accept_tensor',
+                     'rco_output_checks_default')
 
 
 class RegistrationError(Exception):
@@ -113,15 +114,6 @@ def _run_error(status, core, signal, op, message):
                              message.decode(errors='replace'))
 
 
-def _fills_outputs():
-    """Whether new outputs are filled before the kernel runs (elements it
-    does not write are then NaN): only when the runner's output checks,
-    which it takes from BUILD_CUSTOM_OP_OUTPUT_CHECKS, do not make them an
-    error.  (The runner refuses a value other than error, warn and off when
-    the build is opened.)"""
-    return _run_binding._output_checks_from_environment() in ('warn', 'off')
-
-
 class _Bridge:
     """The bridge library, loaded and started once per process."""
 
@@ -138,8 +130,8 @@ class _Bridge:
                                                   ctypes.py_object]
         python_side.torch_bridge_init.restype = ctypes.c_int
         library.torch_bridge_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_double,
-                                              ctypes.c_int, ctypes.POINTER(ctypes.c_int),
-                                              ctypes.c_char_p, ctypes.c_size_t]
+                                              ctypes.POINTER(ctypes.c_int), ctypes.c_char_p,
+                                              ctypes.c_size_t]
         library.torch_bridge_open.restype = ctypes.c_void_p
         library.torch_bridge_register.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
                                                   ctypes.c_char_p, ctypes.c_char_p,
@@ -147,7 +139,7 @@ class _Bridge:
         library.torch_bridge_register.restype = ctypes.c_int
         library.torch_bridge_release.argtypes = [ctypes.c_void_p]
         library.torch_bridge_release.restype = None
-        shared = _run_binding._load()
+        shared = _run_binding._load_with(_RUNNER_FUNCTIONS)
         functions = (ctypes.c_void_p * len(_RUNNER_FUNCTIONS))(
             *[ctypes.cast(getattr(shared, name), ctypes.c_void_p).value
               for name in _RUNNER_FUNCTIONS])
@@ -161,8 +153,7 @@ class _Bridge:
         status = ctypes.c_int()
         message = ctypes.create_string_buffer(_MESSAGE_SIZE)
         handle = self.library.torch_bridge_open(os.fsencode(base), 0, timeout or 0.0,
-                                                _fills_outputs(), ctypes.byref(status), message,
-                                                _MESSAGE_SIZE)
+                                                ctypes.byref(status), message, _MESSAGE_SIZE)
         if not handle:
             raise RegistrationError(message.value.decode(errors='replace'),
                                     _run_binding._STATUS_NAMES.get(status.value, 'system'))

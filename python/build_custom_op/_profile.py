@@ -19,7 +19,7 @@ library, so they are those of run-custom-op --profile and --profile-svg.
 import ctypes
 import threading
 
-from build_custom_op import _run_binding
+from build_custom_op import _run_binding, _run_types
 
 __all__ = ['profile', 'Profile', 'CoreProfile', 'Hint', 'kinds']
 
@@ -51,7 +51,7 @@ class _HintStruct(ctypes.Structure):
 
 class _ProfileStruct(ctypes.Structure):
     """struct rco_profile."""
-    _fields_ = [('op', ctypes.c_char * _run_binding._NAME_SIZE),
+    _fields_ = [('op', ctypes.c_char * _run_types._NAME_SIZE),
                 ('core_count', ctypes.c_int), ('cores', _CoreStruct * _CORES),
                 ('fixed_us', ctypes.c_double),
                 ('estimated_device_us', ctypes.c_double), ('imbalance', ctypes.c_double),

@@ -1,6 +1,9 @@
-"""_run_binding - libruncustomop through ctypes: the library's one load, its
-functions' declarations, the copies of include/runcustomop.h's structures
-and constants, and RunError, which every failure of the library becomes.
+"""_run_binding - libruncustomop through ctypes: the library's one load,
+include/runcustomop.h's constants, and RunError, which every failure of the
+library becomes.  The copies of the header's structures and the functions'
+declarations are _run_types.py's, made when _load() first gives the
+library: the bridge of host ops takes only the functions' addresses
+(_load_with).
 
 runner.py (runner.Library and the op call), _profile.py (profiles) and
 _host_ops.py (the bridge of host ops) use the one library loaded here.  The
@@ -18,11 +21,7 @@ from build_custom_op._library import load as _load_library, LibraryNotFound as _
 LIBRARY_FILE = 'libruncustomop.so'
 LIBRARY_VARIABLE = 'RUN_CUSTOM_OP_LIBRARY'
 
-# include/runcustomop.h
-_MAX_RANK = 8
-_MAX_ARGUMENTS = 10
-_NAME_SIZE = 64
-_MESSAGE_SIZE = 12288
+# include/runcustomop.h (its sizes are _run_types.py's)
 _DEFAULT_TIMEOUT = -1.0
 _TENSOR, _INTEGER, _REAL, _LARGE_INTEGER = range(4)
 _STATUS_NAMES = {1: 'usage', 2: 'argument', 3: 'build', 4: 'op', 5: 'timeout', 6: 'unusable',
@@ -56,48 +55,6 @@ class RunError(RuntimeError):
         self.signal = signal
 
 
-class _Tensor(ctypes.Structure):
-    _fields_ = [('dtype', ctypes.c_int), ('rank', ctypes.c_int),
-                ('sizes', ctypes.c_int64 * _MAX_RANK), ('strides', ctypes.c_int64 * _MAX_RANK),
-                ('data', ctypes.c_void_p)]
-
-
-class _Argument(ctypes.Structure):
-    _fields_ = [('type', ctypes.c_int), ('tensor', _Tensor), ('integer', ctypes.c_longlong),
-                ('real', ctypes.c_double), ('text', ctypes.c_char_p)]
-
-
-class _Error(ctypes.Structure):
-    _fields_ = [('status', ctypes.c_int), ('core', ctypes.c_int), ('signal', ctypes.c_int),
-                ('argument', ctypes.c_int), ('op', ctypes.c_char * _NAME_SIZE),
-                ('message', ctypes.c_char * _MESSAGE_SIZE)]
-
-
-_PRINT_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
-                                   ctypes.c_size_t)
-_WARN_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
-
-
-class _Options(ctypes.Structure):
-    _fields_ = [('cores', ctypes.c_int), ('core_stack', ctypes.c_size_t),
-                ('timeout', ctypes.c_double), ('print', _PRINT_FUNCTION),
-                ('warn', _WARN_FUNCTION), ('context', ctypes.c_void_p),
-                ('output_checks', ctypes.c_int),
-                ('threads', ctypes.c_int), ('stop_on_interrupt', ctypes.c_int)]
-
-
-class _TensorDescription(ctypes.Structure):
-    _fields_ = [('on_host', ctypes.c_int), ('device', ctypes.c_char_p), ('strided', ctypes.c_int),
-                ('layout', ctypes.c_char_p), ('dtype', ctypes.c_int),
-                ('dtype_name', ctypes.c_char_p), ('rank', ctypes.c_int),
-                ('sizes', ctypes.POINTER(ctypes.c_int64)),
-                ('strides', ctypes.POINTER(ctypes.c_int64)), ('computed', ctypes.c_int)]
-
-
-class _DtypeInfo(ctypes.Structure):
-    _fields_ = [('name', ctypes.c_char_p), ('code', ctypes.c_int), ('size', ctypes.c_int)]
-
-
 # enum rco_output_checks
 _OUTPUT_CHECKS = {'error': 1, 'warn': 2, 'off': 3}
 
@@ -113,61 +70,50 @@ def _output_checks_from_environment():
     return next(name for name, number in _OUTPUT_CHECKS.items() if number == mode.value)
 
 
-def _declare(library):
-    library.rco_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(_Options),
-                                 ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_Error)]
-    library.rco_open.restype = ctypes.c_int
-    library.rco_close.argtypes = [ctypes.c_void_p]
-    library.rco_close.restype = None
-    for name in ('rco_core_count', 'rco_op_count'):
-        getattr(library, name).argtypes = [ctypes.c_void_p]
-        getattr(library, name).restype = ctypes.c_int
-    for name in ('rco_op_name', 'rco_op_kinds', 'rco_op_signature'):
-        getattr(library, name).argtypes = [ctypes.c_void_p, ctypes.c_int]
-        getattr(library, name).restype = ctypes.c_char_p
-    library.rco_print_buffer_size.argtypes = [ctypes.c_void_p]
-    library.rco_print_buffer_size.restype = ctypes.c_long
-    library.rco_run.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(_Argument),
-                                ctypes.c_int, ctypes.POINTER(_Tensor), ctypes.c_double,
-                                ctypes.POINTER(_Error)]
-    library.rco_run.restype = ctypes.c_int
-    library.rco_version.argtypes = []
-    library.rco_version.restype = ctypes.c_char_p
-    library.rco_device_dtype.argtypes = [ctypes.c_int]
-    library.rco_device_dtype.restype = ctypes.POINTER(_DtypeInfo)
-    library.rco_fill_unwritten.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
-    library.rco_fill_unwritten.restype = ctypes.c_int
-    library.rco_describe_argument.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
-                                              ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
-    library.rco_describe_argument.restype = ctypes.c_size_t
-    library.rco_check_arguments.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
-                                            ctypes.POINTER(_Argument), ctypes.c_int,
-                                            ctypes.POINTER(_Tensor), ctypes.POINTER(_Error)]
-    library.rco_check_arguments.restype = ctypes.c_int
-    library.rco_output_checks_default.argtypes = [ctypes.POINTER(ctypes.c_int),
-                                                  ctypes.POINTER(_Error)]
-    library.rco_output_checks_default.restype = ctypes.c_int
-    library.rco_accept_tensor.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
-                                          ctypes.c_int, ctypes.POINTER(_TensorDescription),
-                                          ctypes.POINTER(ctypes.c_int), ctypes.POINTER(_Error)]
-    library.rco_accept_tensor.restype = ctypes.c_int
-
-
 _shared = None
+_declared = False
 _shared_lock = threading.Lock()
 
 
 def _load():
-    """libruncustomop, loaded on first use (RunError of kind 'system' when
-    no candidate loads)."""
-    global _shared
+    """libruncustomop with its functions declared (_run_types.declare,
+    which a candidate must accept), loaded on first use; RunError of kind
+    'system' when no candidate loads."""
+    global _shared, _declared
     with _shared_lock:
-        if _shared is None:
-            try:
-                _shared = _load_library(LIBRARY_FILE, LIBRARY_VARIABLE, _declare)
-            except _LibraryNotFound as error:
-                raise RunError(str(error), kind='system') from None
+        if not _declared:
+            from build_custom_op import _run_types
+            _load_once(_run_types.declare)
+            _declared = True
         return _shared
+
+
+def _load_with(names):
+    """libruncustomop as _load() gives it, but only checked to have the
+    functions names, not declared (unless it already is): for a caller
+    that takes their addresses alone."""
+    with _shared_lock:
+        def accept(library):
+            for name in names:
+                getattr(library, name)
+        _load_once(accept)
+        return _shared
+
+
+def _load_once(accept):
+    """Loads the library the first time (its candidates tried in turn until
+    one that accept(library) accepts), then runs accept on it; RunError of
+    kind 'system' when it cannot.  Called with _shared_lock held."""
+    global _shared
+    try:
+        if _shared is None:
+            _shared = _load_library(LIBRARY_FILE, LIBRARY_VARIABLE, accept)
+        else:
+            accept(_shared)
+    except _LibraryNotFound as error:
+        raise RunError(str(error), kind='system') from None
+    except AttributeError as error:
+        raise RunError(f'{_shared._name}: {error}', kind='system') from None
 
 
 def _dtypes():

@@ -30,13 +30,14 @@ import warnings
 import weakref
 
 from build_custom_op import _profile
-# LIBRARY_FILE, LIBRARY_VARIABLE and RunError are runner's names too; _host_ops.py
-# reads _STATUS_NAMES and _run_error here.
+# LIBRARY_FILE, LIBRARY_VARIABLE and RunError are runner's names too.
 from build_custom_op._run_binding import (  # noqa: F401
-    LIBRARY_FILE, LIBRARY_VARIABLE, RunError, _MAX_RANK, _MAX_ARGUMENTS, _DEFAULT_TIMEOUT,
-    _TENSOR, _INTEGER, _REAL, _LARGE_INTEGER, _TIMEOUT, _INTERRUPTED, _STATUS_NAMES, _Tensor,
-    _Argument, _Error, _PRINT_FUNCTION, _WARN_FUNCTION, _Options, _TensorDescription,
+    LIBRARY_FILE, LIBRARY_VARIABLE, RunError, _DEFAULT_TIMEOUT,
+    _TENSOR, _INTEGER, _REAL, _LARGE_INTEGER, _TIMEOUT, _INTERRUPTED, _STATUS_NAMES,
     _OUTPUT_CHECKS, _output_checks_from_environment, _load, _dtypes, _run_error, _error_of)
+from build_custom_op._run_types import (
+    _MAX_RANK, _MAX_ARGUMENTS, _Tensor, _Argument, _Error, _PRINT_FUNCTION, _WARN_FUNCTION,
+    _Options, _TensorDescription)
 
 __all__ = ['open', 'Library', 'Op', 'RunError', 'RunWarning', 'library_path']
 

@@ -1,5 +1,5 @@
 """test_layouts.py - every ctypes.Structure of build_custom_op
-(_build_binding.py, _run_binding.py, _profile.py) has the layout of the C
+(_build_binding.py, _run_types.py, _profile.py) has the layout of the C
 structure it copies: the same field names at the same offsets with the same
 sizes, and the same size.  A C program made here from the headers
 (include/buildcustomop.h, include/runcustomop.h) prints offsetof and sizeof
@@ -16,17 +16,17 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tap  # noqa: E402
-from build_custom_op import _build_binding, _profile, _run_binding  # noqa: E402
+from build_custom_op import _build_binding, _profile, _run_types  # noqa: E402
 
 # Each Python structure and the C structure it copies.
 COPIES = {
     (_build_binding, 'Request'): 'struct bco_request',
-    (_run_binding, '_Tensor'): 'struct rco_tensor',
-    (_run_binding, '_Argument'): 'struct rco_argument',
-    (_run_binding, '_Error'): 'struct rco_error',
-    (_run_binding, '_Options'): 'struct rco_options',
-    (_run_binding, '_DtypeInfo'): 'struct rco_dtype_info',
-    (_run_binding, '_TensorDescription'): 'struct rco_tensor_description',
+    (_run_types, '_Tensor'): 'struct rco_tensor',
+    (_run_types, '_Argument'): 'struct rco_argument',
+    (_run_types, '_Error'): 'struct rco_error',
+    (_run_types, '_Options'): 'struct rco_options',
+    (_run_types, '_DtypeInfo'): 'struct rco_dtype_info',
+    (_run_types, '_TensorDescription'): 'struct rco_tensor_description',
     (_profile, '_CoreStruct'): 'struct rco_core_profile',
     (_profile, '_HintStruct'): 'struct rco_profile_hint',
     (_profile, '_ProfileStruct'): 'struct rco_profile',
@@ -76,7 +76,7 @@ class LayoutTest(unittest.TestCase):
         shutil.rmtree(cls.work, ignore_errors=True)
 
     def test_every_structure_is_compared(self):
-        for module in (_build_binding, _run_binding, _profile):
+        for module in (_build_binding, _run_types, _profile):
             with self.subTest(module=module.__name__):
                 self.assertEqual(structures(module),
                                  sorted(name for copied, name in COPIES if copied is module))

@@ -100,6 +100,7 @@ struct Runner {
     size_t (*describe_argument)(const rco_library *, int, const char *, int, char *, size_t);
     int (*accept_tensor)(const rco_library *, int, const char *, int,
                          const struct rco_tensor_description *, int *, struct rco_error *);
+    int (*output_checks_default)(int *, struct rco_error *);
 };
 
 Runner runner;
@@ -977,7 +978,7 @@ int register_op(const std::shared_ptr<HostLibrary> &library, const std::string &
 
 /* ---- the C functions build_custom_op calls (through ctypes) ---------------- */
 
-/* Sets libruncustomop's functions (runner: ten function pointers in the
+/* Sets libruncustomop's functions (runner: eleven function pointers in the
  * order of struct Runner) and the Python hooks (NULL: none); called once,
  * with the GIL held when hooks are given.  Returns 0. */
 BRIDGE_EXPORT int torch_bridge_init(const void *functions, PyObject *print, PyObject *error)
@@ -996,13 +997,17 @@ BRIDGE_EXPORT int torch_bridge_init(const void *functions, PyObject *print, PyOb
 
 /* Opens the host build at path (BUILD_DIR/NAME) with the runner; returns
  * a library for torch_bridge_register, or NULL with the runner's message
- * in message (size bytes) and its status in *status.  fill_outputs: fill
- * each new output with NaN (bytes 0xA5 for integers) before the kernel
- * runs, so that elements it does not write stand out; needless when the
- * output checks make them an error. */
-BRIDGE_EXPORT void *torch_bridge_open(const char *path, int cores, double timeout,
-                                      int fill_outputs, int *status, char *message, size_t size)
+ * in message (size bytes) and its status in *status.  Each new output is
+ * filled with NaN (bytes 0xA5 for integers) before the kernel runs, so
+ * that elements it does not write stand out, unless the output checks the
+ * build opens with (BUILD_CUSTOM_OP_OUTPUT_CHECKS) make them an error. */
+BRIDGE_EXPORT void *torch_bridge_open(const char *path, int cores, double timeout, int *status,
+                                      char *message, size_t size)
 {
+    /* A value the runner refuses fails the open below, saying so. */
+    int checks = RCO_OUTPUT_CHECKS_ERROR;
+    bool fill_outputs = runner.output_checks_default(&checks, nullptr) == 0 &&
+                        checks != RCO_OUTPUT_CHECKS_ERROR;
     struct rco_options options;
     memset(&options, 0, sizeof options);
     options.cores = cores;
@@ -1010,7 +1015,7 @@ BRIDGE_EXPORT void *torch_bridge_open(const char *path, int cores, double timeou
     options.stop_on_interrupt = 1;
     options.print = keep_print;
     options.warn = keep_warning;
-    auto library = std::make_shared<HostLibrary>(fill_outputs != 0);
+    auto library = std::make_shared<HostLibrary>(fill_outputs);
     struct rco_error error;
     *status = library->open(path, options, &error);
     if (*status != 0) {
