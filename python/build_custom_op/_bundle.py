@@ -29,6 +29,7 @@ members of a bundle load() makes are read only when it must be written.
 
 import errno
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -36,7 +37,6 @@ import stat
 import tempfile
 import time
 
-from build_custom_op import _archive
 from build_custom_op import _elf
 from build_custom_op import _fingerprint
 from build_custom_op import _ownership
@@ -127,6 +127,8 @@ def host_record_name(computelibs):
 
 def build_archive(members):
     """The bundle's bytes from its members, [(name, bytes)] in order."""
+    # Imported here: a load() that keeps its bundle neither makes nor reads one.
+    from build_custom_op import _archive
     return _archive.build(members)
 
 
@@ -183,9 +185,12 @@ def _code_identity():
     global _code_digest
     if _code_digest is None:
         digest = hashlib.sha256()
-        for module in (_archive, _elf):
-            # Through the loader: a zip or an installation of .pyc files works too.
-            digest.update(module.__loader__.get_data(module.__file__))
+        for module in ('_archive', '_elf'):
+            # Found, not imported (a load() that keeps its bundle does not
+            # run the archive writer), and read through the loader: a zip or
+            # an installation of .pyc files works too.
+            spec = importlib.util.find_spec(f'build_custom_op.{module}')
+            digest.update(spec.loader.get_data(spec.origin))
         _code_digest = digest.hexdigest()
     return _code_digest
 
@@ -408,6 +413,7 @@ def read(path, target=None):
 
 def parse(path, data, target=None):
     """Checks the bytes of a bundle (path names it in messages)."""
+    from build_custom_op import _archive
     try:
         members = _archive.read(data)
     except _archive.ArchiveError as error:

@@ -589,6 +589,25 @@ class HostTest(unittest.TestCase):
         x = self.torch.tensor([1.0, -2.0])
         self.assertSameBits(self.torch.ops.test_ops.twice(x), x * 2)
 
+    def test_an_unchanged_load_imports_no_module_it_does_not_run(self):
+        """A load() with nothing changed, in a fresh process, imports
+        neither the bundle's archive reader and writer, nor the copies of
+        the runner's structures, nor the runner's Python API: the bridge
+        takes the runner's functions by address."""
+        directory = os.path.join(state['work'], 'unchanged')
+        sources = [os.path.join(fixture.FIXTURES, 'ops.cpp')]
+        fixture.load(sources, directory, target='host')
+        script = (
+            'import sys\n'
+            f'sys.path.insert(0, {fixture.HERE!r})\n'
+            'import fixture\n'
+            f'fixture.load({sources!r}, {directory!r}, target="host")\n'
+            'print(sorted(name for name in sys.modules if name.startswith("build_custom_op.")\n'
+            '             and name.split(".")[1] in ("_archive", "_run_types", "runner",\n'
+            '                                        "_profile", "testing")))\n')
+        done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True)
+        self.assertEqual((done.returncode, done.stdout), (0, '[]\n'), done.stderr)
+
     def test_an_unchanged_load_trusts_no_file_changed_since_it_was_read(self):
         """Once the files have settled, a load() with nothing changed reads
         none of them again (their digests are known by their stat
