@@ -1,8 +1,8 @@
 """_compile - compile() and generate_wrapper(), the package's two calls of
 libbuildcustomop: their arguments checked and split (_arguments.py), the
 call (_build_binding.py) with Python's SIGINT and SIGTERM handlers held back
-(_signals.py), its progress shown or kept (_progress.py), its failure a
-BuildError and its warnings BuildWarnings.
+(DeferredSignals, below), its progress shown or kept (Sink, below), its
+failure a BuildError and its warnings BuildWarnings.
 
 Builds in one process run one at a time; the library keeps nothing between
 calls and puts signal dispositions back before it returns.
@@ -10,10 +10,14 @@ calls and puts signal dispositions back before it returns.
 
 import ctypes
 import os
+import signal
+import sys
 import threading
 import warnings
 
-from build_custom_op import _arguments, _build_binding, _progress, _signals
+from build_custom_op import _arguments, _build_binding
+from build_custom_op._build_binding import (MESSAGE_STATUS, MESSAGE_COMMAND, MESSAGE_OUTPUT,
+                                            MESSAGE_WARNING, MESSAGE_FAILURE)
 from build_custom_op._errors import BuildError, BuildWarning
 
 # The library catches SIGINT and SIGTERM through process-wide state, and
@@ -33,7 +37,7 @@ def _call(function_name, request_arguments, sink):
     error = ctypes.c_void_p()
     failure = None
     value = None
-    with _build_lock, _signals.DeferredSignals() as deferred:
+    with _build_lock, DeferredSignals() as deferred:
         try:
             kind = getattr(library, function_name)(ctypes.byref(request), ctypes.byref(output),
                                                    ctypes.byref(error))
@@ -115,7 +119,7 @@ def compile(name, fn_names, src_files, schema, build_directory,
         keep_going=keep_going, sdk=sdk, core=core, xtensa_system=xtensa_system,
         ldflags=_arguments.split_flags(ldflags, 'ldflags', 'linker'),
         sanitize=_arguments.sanitizers(sanitize))
-    sink = _progress.QuietSink(bool(verbose), bool(dry_run))
+    sink = QuietSink(bool(verbose), bool(dry_run))
     try:
         return _call('bco_build', arguments, sink)
     except BuildError as error:
@@ -126,7 +130,7 @@ def compile(name, fn_names, src_files, schema, build_directory,
         for text in sink.warnings:
             warnings.warn(text, BuildWarning, stacklevel=2)
     # Outside the except clause: what this raises is not "during handling".
-    _signals.deliver_interrupt(interrupted)
+    deliver_interrupt(interrupted)
 
 
 def generate_wrapper(schema, fn_names=None, *, target='xtensa'):
@@ -134,9 +138,139 @@ def generate_wrapper(schema, fn_names=None, *, target='xtensa'):
     arguments = dict(functions=None if fn_names is None
                      else _arguments.list_of(fn_names, 'fn_names'),
                      schemas=_arguments.list_of(schema, 'schema'), target=target)
-    sink = _progress.Sink()
+    sink = Sink()
     try:
         return _call('bco_generate_wrapper', arguments, sink)
     finally:
         for text in sink.warnings:
             warnings.warn(text, BuildWarning, stacklevel=2)
+
+
+# --- progress lines -------------------------------------------------------------------
+#
+# What compile() and generate_wrapper() do with the progress lines the
+# library gives during a call (struct bco_request's progress callback):
+# status and commands on stderr when verbose, the commands on stdout for a
+# dry run, a step's output on stderr; warnings and failures kept for the
+# caller.
+
+def _with_newline(text):
+    return text if text.endswith('\n') or not text else text + '\n'
+
+
+class Sink:
+    """Receives the library's progress lines during one call.  An exception
+    raised here (a closed stream, a KeyboardInterrupt between two steps) is
+    kept and raised again when the library returns, instead of being lost
+    inside the C callback."""
+
+    def __init__(self):
+        self.failures = []
+        self.warnings = []
+        self.exception = None
+
+    def __call__(self, context, kind, raw):
+        try:
+            self.receive(kind, _build_binding.text(raw))
+        except BaseException as exception:  # re-raised after the call
+            if self.exception is None:
+                self.exception = exception
+
+    def receive(self, kind, text):
+        if kind == MESSAGE_FAILURE:
+            self.failures.append(text)
+        elif kind == MESSAGE_WARNING:
+            self.warnings.append(text)
+
+
+class QuietSink(Sink):
+    """compile(): quiet unless verbose; failures go into BuildError."""
+
+    def __init__(self, verbose, dry_run):
+        super().__init__()
+        self.verbose = verbose
+        self.dry_run = dry_run
+
+    def receive(self, kind, text):
+        super().receive(kind, text)
+        # A stream that is None (closed when Python started) drops the
+        # text, as print() does.
+        if kind == MESSAGE_COMMAND and self.dry_run:
+            if sys.stdout is not None:
+                sys.stdout.write(text + '\n')
+        elif kind == MESSAGE_OUTPUT or (self.verbose and kind in (MESSAGE_STATUS,
+                                                                   MESSAGE_COMMAND)):
+            if sys.stderr is not None:
+                sys.stderr.write(_with_newline(text))
+                sys.stderr.flush()
+
+
+# --- SIGINT and SIGTERM around a call -------------------------------------------------
+#
+# During the call Python's handlers are held back and the signals they would
+# have taken are raised again after it (DeferredSignals); after a build the
+# library stopped for a signal, the caller's own disposition of that signal
+# acts (deliver_interrupt).  Python's handlers only change and only run in
+# the main thread: a call from another thread holds nothing back, and the
+# signal is raised again for the main thread.
+
+class DeferredSignals:
+    """Holds back Python's handlers of SIGINT and SIGTERM during a call.
+
+    A Python signal handler runs at the next Python code, which during a
+    call may be the progress callback; an exception raised there (a
+    KeyboardInterrupt) would be printed and dropped by ctypes.  So while the
+    library runs (outside its steps, where its own handlers take over), a
+    Python handler is replaced by one that notes the signal, and after the
+    call the noted signals are raised again for the original handlers."""
+
+    def __init__(self):
+        self.saved = {}
+        self.noted = []
+
+    def __enter__(self):
+        # Python handlers can only be changed, and only run, in the main thread.
+        if threading.current_thread() is threading.main_thread():
+            for number in (signal.SIGINT, signal.SIGTERM):
+                handler = signal.getsignal(number)
+                if callable(handler):
+                    self.saved[number] = handler
+                    signal.signal(number, self.note)
+        return self
+
+    def note(self, number, frame):
+        if number not in self.noted:
+            self.noted.append(number)
+
+    def __exit__(self, *exception):
+        for number, handler in self.saved.items():
+            signal.signal(number, handler)
+
+    def deliver(self):
+        """Raises the noted signals again; their handlers run now."""
+        for number in self.noted:
+            signal.raise_signal(number)
+
+
+def deliver_interrupt(error):
+    """After the library stopped a build for a signal (its handler had taken
+    the signal's place while the steps ran): act as the caller's own
+    disposition of that signal would have; else raise error (a BuildError
+    of kind 'interrupted')."""
+    number = error.signal or signal.SIGINT
+    handler = signal.getsignal(number)
+    if threading.current_thread() is not threading.main_thread():
+        # Python runs signal handlers in the main thread only: the signal,
+        # raised again, reaches the main thread as it would have without the
+        # build (a KeyboardInterrupt there for Ctrl-C), and this thread's
+        # call ends with the error.
+        if handler == signal.SIG_DFL or callable(handler):
+            signal.raise_signal(number)
+        raise error
+    if number == signal.SIGINT and handler is signal.default_int_handler:
+        raise KeyboardInterrupt
+    if handler == signal.SIG_DFL or callable(handler):
+        # SIG_DFL ends the process as the signal would have; a Python
+        # handler runs now, and what it raises propagates.
+        signal.raise_signal(number)
+    raise error
