@@ -13,17 +13,16 @@ reading does not find (names from macros or variables) is checked at step 4
 as before; one it finds that the build would not register (inside #if 0) is
 checked all the same.
 
-The check's result depends only on what identity() hashes: load() keeps a
-record under that key once the check has passed, and does not check the
-same sources again (a changed source, or another target, is another key).
+The check's result depends only on the shape sources, the target, this
+file and the library that checks the names: load() keeps a record under a
+key of those once the check has passed (custom_op._op_names_identity), and
+does not check the same sources again, nor imports this module (a changed
+source, or another target, is another key).
 The patterns below are compiled when a check first runs, not on import.
 
 No torch here.
 """
 
-import hashlib
-import json
-import os
 import re
 import warnings
 
@@ -36,9 +35,6 @@ _DEFINITION = r'\bdef\s*\(\s*"((?:[^"\\\n]|\\.)*)"\s*,[^;]*?,\s*"((?:[^"\\\n]|\\
 _IDENTIFIER = r'[A-Za-z_][A-Za-z0-9_]*'
 # compile()'s messages about the op of index N start so.
 _OP_PREFIX = r'^op \d+: '
-# Bumped when what check() reads or asks changes in a way identity() does
-# not see (it hashes this file and the library that checks the names).
-_FORMAT = 1
 
 
 class Registration:
@@ -110,15 +106,3 @@ def check(paths, target):
                              found[error.schema_index]) from None
         raise RefusedName(error.message, None) from None
 
-
-def identity(paths, target, sha256):
-    """The key of all that check(paths, target) depends on: the files'
-    paths and contents, the target, this module and the library that
-    checks the names (build_custom_op's, which this loads).  sha256(path)
-    gives a file's sha256 (the fingerprint store's, _fingerprint.py: a
-    file changed since it was last read is read again).  Raises OSError
-    when a file cannot be read."""
-    checker = [os.path.abspath(__file__), build_custom_op.library_path()]
-    description = [_FORMAT, target,
-                   [[os.path.abspath(path), sha256(path)] for path in list(paths) + checker]]
-    return hashlib.sha256(json.dumps(description).encode('utf-8')).hexdigest()[:32]

@@ -47,6 +47,7 @@ torch.
 
 import contextlib
 import hashlib
+import importlib.util
 import json
 import numbers
 import os
@@ -59,7 +60,6 @@ import torch
 import build_custom_op
 from build_custom_op import BuildError
 from build_custom_op import _bundle
-from build_custom_op import _op_names
 from build_custom_op import _shape_library
 from build_custom_op import _torch_build
 
@@ -466,19 +466,39 @@ def _write_and_register(build_directory, bundle_name, members, files, meta, shap
 
 # What the record of sources whose op names passed the check holds.
 _PASSED = {'op names': 'passed'}
+# Bumped when what _op_names.check() reads or asks changes in a way
+# _op_names_identity does not see (it hashes _op_names.py and the library
+# that checks the names).
+_OP_NAMES_FORMAT = 1
+
+
+def _op_names_identity(paths, target, sha256):
+    """The key of all that _op_names.check(paths, target) depends on: the
+    files' paths and contents, the target, _op_names.py (found, not
+    imported: a load() of sources that passed does not run it) and the
+    library that checks the names (build_custom_op's, which this loads).
+    sha256(path) gives a file's sha256 (the fingerprint store's,
+    _fingerprint.py: a file changed since it was last read is read again).
+    Raises OSError when a file cannot be read."""
+    checker = [importlib.util.find_spec('build_custom_op._op_names').origin,
+               build_custom_op.library_path()]
+    description = [_OP_NAMES_FORMAT, target,
+                   [[os.path.abspath(path), sha256(path)] for path in list(paths) + checker]]
+    return hashlib.sha256(json.dumps(description).encode('utf-8')).hexdigest()[:32]
 
 
 def _check_op_names(shape_srcs, target, steps):
     """Before step 1: the names of the m.def calls the shape sources spell
     out, checked as compile() will check them at step 4 (_op_names.py),
     unless the cache records that these very sources passed the check for
-    the target (_op_names.identity)."""
+    the target (_op_names_identity)."""
     try:
-        key = _op_names.identity(shape_srcs, target, _torch_build.digests().sha256)
+        key = _op_names_identity(shape_srcs, target, _torch_build.digests().sha256)
     except OSError:
         key = None   # the shape library's build says why
     if key is not None and _torch_build.record(_torch_build.OP_NAMES, key) == _PASSED:
         return
+    from build_custom_op import _op_names
     try:
         _op_names.check(shape_srcs, target)
     except _op_names.RefusedName as error:
