@@ -37,9 +37,9 @@ import warnings
 
 import torch
 
-from build_custom_op import _run_binding
 from build_custom_op import _torch_build
 from build_custom_op import _torch_kit
+from build_custom_op import _library
 from build_custom_op._library import installed_directory, source_tree
 
 TIMEOUT_VARIABLE = 'CUSTOM_OP_TIMEOUT'
@@ -110,8 +110,30 @@ def _hand_over(printed, warned):
 
 def _run_error(status, core, signal, op, message):
     """The bridge's error hook: the exception of a call the runner failed."""
+    from build_custom_op import _run_binding   # not before a call fails
     return _run_binding._run_error(status, core, signal, op.decode(errors='replace'),
                              message.decode(errors='replace'))
+
+
+def _runner_library():
+    """libruncustomop as runner.py uses it (the process's one load of it),
+    checked to have the functions the bridge takes, whose addresses are all
+    it needs: neither their declarations nor the copies of the library's
+    structures (_run_types.py) are made for it."""
+    def has_functions(library):
+        for name in _RUNNER_FUNCTIONS:
+            getattr(library, name)
+    try:
+        return _library.shared(_library.RUNNER_FILE, _library.RUNNER_VARIABLE, has_functions)
+    except _library.LibraryNotFound as error:
+        from build_custom_op import _run_binding
+        raise _run_binding.RunError(str(error), kind='system') from None
+
+
+def _status_name(status):
+    """The RunError kind of the runner's status."""
+    from build_custom_op import _run_binding
+    return _run_binding._STATUS_NAMES.get(status, 'system')
 
 
 class _Bridge:
@@ -139,7 +161,7 @@ class _Bridge:
         library.torch_bridge_register.restype = ctypes.c_int
         library.torch_bridge_release.argtypes = [ctypes.c_void_p]
         library.torch_bridge_release.restype = None
-        shared = _run_binding._load_with(_RUNNER_FUNCTIONS)
+        shared = _runner_library()
         functions = (ctypes.c_void_p * len(_RUNNER_FUNCTIONS))(
             *[ctypes.cast(getattr(shared, name), ctypes.c_void_p).value
               for name in _RUNNER_FUNCTIONS])
@@ -156,7 +178,7 @@ class _Bridge:
                                                 ctypes.byref(status), message, _MESSAGE_SIZE)
         if not handle:
             raise RegistrationError(message.value.decode(errors='replace'),
-                                    _run_binding._STATUS_NAMES.get(status.value, 'system'))
+                                    _status_name(status.value))
         try:
             for op in ops:
                 if self.library.torch_bridge_register(handle, op.qualified.encode(),

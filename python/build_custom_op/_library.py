@@ -17,6 +17,7 @@ when pip unpacks it, finds its parts as make install's tree does.
 
 import ctypes
 import os
+import threading
 
 try:
     from build_custom_op import _installation
@@ -30,6 +31,11 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 # The directory that holds python/ in the source tree: three levels above
 # this file (python/build_custom_op/_library.py).
 _TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+
+
+# libruncustomop: its file, and the variable that may name another copy.
+RUNNER_FILE = 'libruncustomop.so'
+RUNNER_VARIABLE = 'RUN_CUSTOM_OP_LIBRARY'
 
 
 class LibraryNotFound(Exception):
@@ -100,6 +106,37 @@ def load(filename, variable, declare):
             continue
         return library
     raise LibraryNotFound(_not_found('load', filename, variable, problems))
+
+
+_shared = {}
+_shared_lock = threading.Lock()
+
+
+def _after_fork():
+    """In the child of fork(): a lock another thread of the parent held is
+    held for ever here; the child gets a new one."""
+    global _shared_lock
+    _shared_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
+def shared(filename, variable, accept):
+    """The process's one load of the library filename: load()ed with
+    accept the first time, then the same library, which accept(library)
+    must accept again (each caller declares, or checks, the functions it
+    uses).  Raises LibraryNotFound."""
+    with _shared_lock:
+        library = _shared.get(filename)
+        if library is None:
+            library = _shared[filename] = load(filename, variable, accept)
+            return library
+        try:
+            accept(library)
+        except AttributeError as error:
+            raise LibraryNotFound(f'{library._name}: {error}') from None
+        return library
 
 
 def find_program(filename, variable):

@@ -1,25 +1,26 @@
-"""_run_binding - libruncustomop through ctypes: the library's one load,
-include/runcustomop.h's constants, and RunError, which every failure of the
-library becomes.  The copies of the header's structures and the functions'
-declarations are _run_types.py's, made when _load() first gives the
-library: the bridge of host ops takes only the functions' addresses
-(_load_with).
+"""_run_binding - libruncustomop through ctypes: the library with its
+functions declared, include/runcustomop.h's constants, and RunError, which
+every failure of the library becomes.  The copies of the header's
+structures and the functions' declarations are _run_types.py's, made when
+_load() first gives the library.
 
-runner.py (runner.Library and the op call), _profile.py (profiles) and
-_host_ops.py (the bridge of host ops) use the one library loaded here.  The
-library is looked up as libbuildcustomop is (see _library.py): the source
-tree (after ``make``), the install prefix (``make install``), then the path
-in the environment variable RUN_CUSTOM_OP_LIBRARY.
+runner.py (runner.Library and the op call) and _profile.py (profiles) use
+the library given here, and _host_ops.py (the bridge of host ops) the same
+load of it (_library.shared), without this module: the bridge takes the
+functions' addresses alone.  The library is looked up as libbuildcustomop
+is (see _library.py): the source tree (after ``make``), the install prefix
+(``make install``), then the path in the environment variable
+RUN_CUSTOM_OP_LIBRARY.
 """
 
 import ctypes
 import os
 import threading
 
-from build_custom_op._library import load as _load_library, LibraryNotFound as _LibraryNotFound
+from build_custom_op import _library
 
-LIBRARY_FILE = 'libruncustomop.so'
-LIBRARY_VARIABLE = 'RUN_CUSTOM_OP_LIBRARY'
+LIBRARY_FILE = _library.RUNNER_FILE
+LIBRARY_VARIABLE = _library.RUNNER_VARIABLE
 
 # include/runcustomop.h (its sizes are _run_types.py's)
 _DEFAULT_TIMEOUT = -1.0
@@ -70,50 +71,26 @@ def _output_checks_from_environment():
     return next(name for name, number in _OUTPUT_CHECKS.items() if number == mode.value)
 
 
-_shared = None
 _declared = False
-_shared_lock = threading.Lock()
+_declared_lock = threading.Lock()
 
 
 def _load():
-    """libruncustomop with its functions declared (_run_types.declare,
-    which a candidate must accept), loaded on first use; RunError of kind
-    'system' when no candidate loads."""
-    global _shared, _declared
-    with _shared_lock:
+    """libruncustomop (the process's one load of it, _library.shared) with
+    its functions declared (_run_types.declare, which a candidate must
+    accept); RunError of kind 'system' when no candidate loads."""
+    def declare(library):
+        global _declared
         if not _declared:
             from build_custom_op import _run_types
-            _load_once(_run_types.declare)
+            _run_types.declare(library)
             _declared = True
-        return _shared
 
-
-def _load_with(names):
-    """libruncustomop as _load() gives it, but only checked to have the
-    functions names, not declared (unless it already is): for a caller
-    that takes their addresses alone."""
-    with _shared_lock:
-        def accept(library):
-            for name in names:
-                getattr(library, name)
-        _load_once(accept)
-        return _shared
-
-
-def _load_once(accept):
-    """Loads the library the first time (its candidates tried in turn until
-    one that accept(library) accepts), then runs accept on it; RunError of
-    kind 'system' when it cannot.  Called with _shared_lock held."""
-    global _shared
-    try:
-        if _shared is None:
-            _shared = _load_library(LIBRARY_FILE, LIBRARY_VARIABLE, accept)
-        else:
-            accept(_shared)
-    except _LibraryNotFound as error:
-        raise RunError(str(error), kind='system') from None
-    except AttributeError as error:
-        raise RunError(f'{_shared._name}: {error}', kind='system') from None
+    with _declared_lock:
+        try:
+            return _library.shared(LIBRARY_FILE, LIBRARY_VARIABLE, declare)
+        except _library.LibraryNotFound as error:
+            raise RunError(str(error), kind='system') from None
 
 
 def _dtypes():
@@ -131,8 +108,8 @@ def _dtypes():
 def _after_fork():
     """In the child of fork(): a lock another thread of the parent held is
     held for ever here; the child gets a new one."""
-    global _shared_lock
-    _shared_lock = threading.Lock()
+    global _declared_lock
+    _declared_lock = threading.Lock()
 
 
 os.register_at_fork(after_in_child=_after_fork)

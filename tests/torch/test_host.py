@@ -592,9 +592,9 @@ class HostTest(unittest.TestCase):
     def test_an_unchanged_load_imports_no_module_it_does_not_run(self):
         """A load() with nothing changed, in a fresh process, imports
         neither the bundle's archive reader and writer, nor the check of
-        the op names, nor the copies of the runner's structures, nor the
-        runner's Python API: the bridge takes the runner's functions by
-        address."""
+        the op names, nor the runner's binding, the copies of its
+        structures or its Python API: the bridge takes the runner's
+        functions by address."""
         directory = os.path.join(state['work'], 'unchanged')
         sources = [os.path.join(fixture.FIXTURES, 'ops.cpp')]
         fixture.load(sources, directory, target='host')
@@ -604,8 +604,9 @@ class HostTest(unittest.TestCase):
             'import fixture\n'
             f'fixture.load({sources!r}, {directory!r}, target="host")\n'
             'print(sorted(name for name in sys.modules if name.startswith("build_custom_op.")\n'
-            '             and name.split(".")[1] in ("_archive", "_op_names", "_run_types",\n'
-            '                                        "runner", "_profile", "testing")))\n')
+            '             and name.split(".")[1] in ("_archive", "_op_names", "_run_binding",\n'
+            '                                        "_run_types", "runner", "_profile",\n'
+            '                                        "testing")))\n')
         done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True)
         self.assertEqual((done.returncode, done.stdout), (0, '[]\n'), done.stderr)
 
