@@ -23,12 +23,41 @@ BUILD_CUSTOM_OP_LIBRARY.
 Builds in one process run one at a time; the library keeps nothing between
 calls and puts signal dispositions back before it returns.
 
-This file is the package's face: each name is defined in the module of its
-job (see HACKING.md's map), which is imported when the name is first used,
-so that importing the package costs little.
+This file is the package's face: each name but the errors is defined in
+the module of its job (see HACKING.md's map), which is imported when the
+name is first used, so that importing the package costs little.
 """
 
-from build_custom_op._errors import BuildError, BuildWarning
+
+# The exceptions and warnings of compile() and generate_wrapper(), defined here
+# (not imported: every module of the package may name them).
+class BuildError(Exception):
+    """A build that did not succeed, with the library's full message.
+
+    kind is one of 'input' (a bad schema, name, file or value), 'usage' (a
+    malformed request), 'tool' (a tool or SDK file is missing), 'step' (a
+    compile, link or pack step failed: the message holds the command and its
+    output), 'interrupted' and 'system'.  schema_index (0-based) and column
+    (1-based) point into the schema a schema error is about, else None.
+    signal is the signal that interrupted the build, else None.
+    """
+
+    __module__ = 'build_custom_op'
+
+    def __init__(self, message, kind='input', schema_index=None, column=None, signal=None):
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.schema_index = schema_index
+        self.column = column
+        self.signal = signal
+
+
+class BuildWarning(UserWarning):
+    """A warning about the input of a build (compile() issues it)."""
+
+    __module__ = 'build_custom_op'
+
 
 __version__ = '0.21.2.0'
 versions = {

@@ -9,7 +9,7 @@ import signal
 import sys
 
 from build_custom_op._cli import PROGRAM, program_path
-from build_custom_op._errors import BuildError
+from build_custom_op import BuildError
 
 
 def _say(text):

@@ -11,7 +11,7 @@ import ctypes
 import os
 
 from build_custom_op import _build_binding
-from build_custom_op._errors import BuildError
+from build_custom_op import BuildError
 
 # Include options whose argument may be the next word; a word after one of
 # them is joined to it ("-isystem DIR" -> "-isystemDIR"), since any other

@@ -13,7 +13,7 @@ import os
 import threading
 
 from build_custom_op import _library
-from build_custom_op._errors import BuildError
+from build_custom_op import BuildError
 
 LIBRARY_VARIABLE = 'BUILD_CUSTOM_OP_LIBRARY'
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from build_custom_op import _library
-from build_custom_op._errors import BuildError
+from build_custom_op import BuildError
 
 PROGRAM = 'build-custom-op'
 PROGRAM_VARIABLE = 'BUILD_CUSTOM_OP_PROGRAM'

@@ -18,7 +18,7 @@ import warnings
 from build_custom_op import _arguments, _build_binding
 from build_custom_op._build_binding import (MESSAGE_STATUS, MESSAGE_COMMAND, MESSAGE_OUTPUT,
                                             MESSAGE_WARNING, MESSAGE_FAILURE)
-from build_custom_op._errors import BuildError, BuildWarning
+from build_custom_op import BuildError, BuildWarning
 
 # The library catches SIGINT and SIGTERM through process-wide state, and
 # signal dispositions are process-wide: one build at a time per process.
