@@ -1,8 +1,8 @@
 """_compile - compile() and generate_wrapper(), the package's two calls of
-libbuildcustomop: their arguments checked and split (py), the
-call (_build_binding.py) with Python's SIGINT and SIGTERM handlers held back
-(DeferredSignals, below), its progress shown or kept (Sink, below), its
-failure a BuildError and its warnings BuildWarnings.
+libbuildcustomop: their arguments checked and split (make_request,
+below), the call (_build_binding.py) with Python's SIGINT and SIGTERM
+handlers held back (DeferredSignals, below), its progress shown or kept
+(Sink, below), its failure a BuildError and its warnings BuildWarnings.
 
 Builds in one process run one at a time; the library keeps nothing between
 calls and puts signal dispositions back before it returns.

@@ -14,8 +14,6 @@ RUN_CUSTOM_OP_LIBRARY.
 """
 
 import ctypes
-import os
-import threading
 
 from build_custom_op import _library
 
@@ -71,26 +69,27 @@ def _output_checks_from_environment():
     return next(name for name, number in _OUTPUT_CHECKS.items() if number == mode.value)
 
 
+# Whether the shared library's functions are declared; set by _declare,
+# which _library.shared runs under its lock.
 _declared = False
-_declared_lock = threading.Lock()
+
+
+def _declare(library):
+    global _declared
+    if not _declared:
+        from build_custom_op import _run_types
+        _run_types.declare(library)
+        _declared = True
 
 
 def _load():
     """libruncustomop (the process's one load of it, _library.shared) with
     its functions declared (_run_types.declare, which a candidate must
     accept); RunError of kind 'system' when no candidate loads."""
-    def declare(library):
-        global _declared
-        if not _declared:
-            from build_custom_op import _run_types
-            _run_types.declare(library)
-            _declared = True
-
-    with _declared_lock:
-        try:
-            return _library.shared(LIBRARY_FILE, LIBRARY_VARIABLE, declare)
-        except _library.LibraryNotFound as error:
-            raise RunError(str(error), kind='system') from None
+    try:
+        return _library.shared(LIBRARY_FILE, LIBRARY_VARIABLE, _declare)
+    except _library.LibraryNotFound as error:
+        raise RunError(str(error), kind='system') from None
 
 
 def _dtypes():
@@ -103,16 +102,6 @@ def _dtypes():
         if not info:
             return table
         table.append((info.contents.name.decode(), info.contents.code, info.contents.size))
-
-
-def _after_fork():
-    """In the child of fork(): a lock another thread of the parent held is
-    held for ever here; the child gets a new one."""
-    global _declared_lock
-    _declared_lock = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_after_fork)
 
 
 def _run_error(status, core, signal, op, message):

@@ -169,7 +169,7 @@ def waiting_at_most(seconds):
 
 
 # The compiler and kit this thread's build() found, while a block of
-# one_lookup() runs: {compiler-to-be: value} (see one_lookup).
+# one_lookup() runs: found = {'compiler': ..., 'kit': ...} (see one_lookup).
 _lookups = threading.local()
 
 

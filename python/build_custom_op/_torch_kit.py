@@ -87,6 +87,8 @@ def shape_library_flags(words):
     leaves out (SHAPE_LIBRARY_UNDEFINES)."""
     dropped = {'-D' + name for name in SHAPE_LIBRARY_UNDEFINES}
     return [word for word in words if word not in dropped]
+
+
 # The name every shape library is built under (its cache entry names it so).
 SHAPE_LIBRARY_NAME = 'libshapefcn'
 # Stand-ins for the user's include directories and flags in the flags
