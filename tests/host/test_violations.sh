@@ -15,6 +15,7 @@ check_true "the rule kernels build" host_build "$WORK/rules" rules 1 \
 	'scale=my_ops::scale(Tensor x, Scalar a) -> Tensor' \
 	'add_mismatch=my_ops::add_mismatch(Tensor x, Tensor y) -> Tensor' \
 	'whoami=my_ops::whoami(Tensor x) -> Tensor' \
+	'element_types=my_ops::element_types(Tensor x) -> Tensor' \
 	-- "$KERNELS/rules.cpp"
 sed 's/^/# /' "$WORK/rules/build.log"
 LIB=$WORK/rules/rules
@@ -69,6 +70,14 @@ check_eq "an op the library lacks" "$status $out" "1 error: core 0: op no_such_o
 run_driver "$LIB" whoami f32:2 f32:2:@1
 check_eq "printf, puts and putchar reach the host from a single-core build" "$status $out" "0 $(lines \
 	'print core 0: core 0 of 8' 'print core 0: via puts' 'print core 0: !' out: 1 2)"
+
+run_driver "$LIB" element_types i32:2 i32:2:@1
+check_eq "a stream or TCM copy of another type than the tensor's dtype: its bytes as they are, with a warning" \
+	"$status $out" "0 $(lines \
+	'warning: core 0: op element_types: read_stream_accessor<float>() on argument 1, whose dtype is Int: its bytes are taken as float, not converted (as on the device); use read_stream_accessor<int32_t>() for it, or give the tensor the dtype Float' \
+	'print core 0: 1 read as float: 1.4013e-45' 'print core 0: 1 read as int32_t: 1' \
+	'warning: core 0: op element_types: tensor_to_tcm<float>() on argument 1, whose dtype is Int: its bytes are taken as float, not converted (as on the device); use tensor_to_tcm<int32_t>() for it, or give the tensor the dtype Float' \
+	'print core 0: 2 copied as words: 2' out: 1 2)"
 
 check_true "the rule kernels build for 8 cores" host_build "$WORK/rules8" rules 8 \
 	'whoami=my_ops::whoami(Tensor x) -> Tensor' -- "$KERNELS/rules.cpp"

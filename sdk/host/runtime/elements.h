@@ -31,6 +31,10 @@ const char *cpp_type_name(c10::ScalarType type);
 // name as the op's schema writes it, when the runner gave it), "the
 // output", "a tensor made by zeros".
 std::string describe_tensor(const TensorImpl &tensor);
+// tensor.cpp: warns when a stream or a TCM copy (accessor: its name,
+// "read_stream_accessor") of element type type is used on a tensor of
+// another dtype: its bytes are taken as they are, as on the device.
+void warn_element_type(const TensorImpl &tensor, const char *accessor, c10::ScalarType type);
 // tensor.cpp: "argument 2 (Tensor y)", or "argument 2", for argument
 // number (counted from 1) of the call in progress.
 std::string describe_argument(int number);

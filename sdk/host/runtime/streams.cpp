@@ -186,6 +186,7 @@ StreamAccessorBase::StreamAccessorBase(std::shared_ptr<const TensorImpl> tensor,
         violation("%s: a multicore build supports only the TCM accessor (tcm_accessor()); element and stream "
                   "accessors are undefined behaviour on the device's cores in SPMD mode", name.c_str());
     check_open(*tensor_, writes, type);
+    warn_element_type(*tensor_, stream_kind(writes), type);
     void *buffer = tcm_allocate(stream_buffer_size, writes ? "write_stream_accessor() for its buffer"
                                                            : "read_stream_accessor() for its buffer");
     if (!buffer)

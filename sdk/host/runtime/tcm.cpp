@@ -710,9 +710,12 @@ void tcm_check_local_range(const char *what, const char *direction, const void *
     check_copy_range(what, direction, static_cast<const char *>(local), bytes, true);
 }
 
-void tcm_copy(const TensorImpl &tensor, void *tcm, size_t offset, size_t count, size_t element_size, bool to_tcm)
+void tcm_copy(const TensorImpl &tensor, void *tcm, size_t offset, size_t count, size_t element_size,
+              int element_dtype, bool to_tcm)
 {
     const char *what = to_tcm ? "tensor_to_tcm" : "tcm_to_tensor";
+    if (element_dtype >= 0)
+        warn_element_type(tensor, what, static_cast<c10::ScalarType>(element_dtype));
     size_t tensor_bytes = tensor.byte_size();
     size_t tensor_elements = tensor_bytes / element_size;
     if (offset > tensor_elements || count > tensor_elements - offset)

@@ -39,6 +39,16 @@ const char *cpp_type_name(c10::ScalarType type)
     return "?";
 }
 
+void warn_element_type(const TensorImpl &tensor, const char *accessor, c10::ScalarType type)
+{
+    if (type == tensor.dtype)
+        return;
+    warning("%s<%s>() on %s, whose dtype is %s: its bytes are taken as %s, not converted (as on the device); use "
+            "%s<%s>() for it, or give the tensor the dtype %s",
+            accessor, cpp_type_name(type), describe_tensor(tensor).c_str(), c10::toString(tensor.dtype),
+            cpp_type_name(type), accessor, cpp_type_name(tensor.dtype), c10::toString(type));
+}
+
 std::string describe_argument(int number)
 {
     std::string text = "argument " + std::to_string(number);

@@ -114,3 +114,23 @@ at::Tensor whoami(const at::Tensor &x)
     }
     return out;
 }
+
+// A stream or a TCM copy of a type other than the tensor's dtype takes its
+// bytes as they are, with a warning (once per call); one of a type that is
+// no device dtype (raw words) gives none.
+at::Tensor element_types(const at::Tensor &x)
+{
+    auto as_float = x.read_stream_accessor<float>();
+    printf("1 read as float: %g\n", static_cast<double>(as_float.read()));
+    as_float.close();
+    auto as_int = x.read_stream_accessor<int32_t>();
+    printf("1 read as int32_t: %d\n", static_cast<int>(as_int.read()));
+    as_int.close();
+    float *block = static_cast<float *>(torch::neuron::tcm_malloc(64));
+    x.tcm_accessor().tensor_to_tcm<float>(block, 0, 2);
+    x.tcm_accessor().tensor_to_tcm<float>(block, 0, 2);
+    x.tcm_accessor().tensor_to_tcm<uint32_t>(reinterpret_cast<uint32_t *>(block), 0, 2);
+    printf("2 copied as words: %u\n", static_cast<unsigned>(reinterpret_cast<uint32_t *>(block)[1]));
+    torch::neuron::tcm_free(block);
+    return x;
+}

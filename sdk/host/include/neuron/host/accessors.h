@@ -70,10 +70,21 @@ private:
     uint32_t serial_;     // which opening of that slot this is
 };
 
+// The dtype number of element type T when T is one of the device's eight
+// types, else -1 (a TCM copy may move the bytes of any type).
+template <typename T, typename = void> struct ElementDtype {
+    static constexpr int value = -1;
+};
+template <typename T> struct ElementDtype<T, decltype(void(c10::CppTypeToScalarType<T>::value))> {
+    static constexpr int value = static_cast<int>(c10::CppTypeToScalarType<T>::value);
+};
+
 // Copies count elements of element_size bytes between the tensor's storage
 // (from element offset, strides ignored) and TCM; a violation when the range
-// leaves the tensor.
-void tcm_copy(const TensorImpl &tensor, void *tcm, size_t offset, size_t count, size_t element_size, bool to_tcm);
+// leaves the tensor, a warning when element_dtype (ElementDtype) is a
+// dtype other than the tensor's.
+void tcm_copy(const TensorImpl &tensor, void *tcm, size_t offset, size_t count, size_t element_size,
+              int element_dtype, bool to_tcm);
 
 } // namespace neuron_host
 
@@ -188,12 +199,13 @@ public:
 
     template <typename T> void tensor_to_tcm(T *tcm, size_t offset, size_t n) const
     {
-        neuron_host::tcm_copy(*tensor_, tcm, offset, n, sizeof(T), true);
+        neuron_host::tcm_copy(*tensor_, tcm, offset, n, sizeof(T), neuron_host::ElementDtype<T>::value, true);
     }
     template <typename T> void tcm_to_tensor(const T *tcm, size_t offset, size_t n) const
     {
         static_assert(!read_only && sizeof(T) > 0, "Can only write to non-const Tensors");
-        neuron_host::tcm_copy(*tensor_, const_cast<T *>(tcm), offset, n, sizeof(T), false);
+        neuron_host::tcm_copy(*tensor_, const_cast<T *>(tcm), offset, n, sizeof(T), neuron_host::ElementDtype<T>::value,
+                              false);
     }
 
 private:
