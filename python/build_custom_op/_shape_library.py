@@ -13,14 +13,15 @@ import os
 import torch
 
 from build_custom_op import _torch_build
+from build_custom_op import _torch_kit
 from build_custom_op._library import installed, installed_directory, source_tree
 
 INCLUDE_VARIABLE = 'BUILD_CUSTOM_OP_INCLUDE'
 REGISTER_HEADER = os.path.join('torchneuron', 'register.h')
-# The cache's part that holds shape libraries, and their file name there
-# (the bundle names its member lib<name>shapefcn.so).
+# The cache's part that holds shape libraries (each is named
+# _torch_kit.SHAPE_LIBRARY_NAME there; the bundle names its member
+# lib<name>shapefcn.so).
 _CACHE_KIND = 'shape-libraries'
-_CACHED_NAME = 'libshapefcn'
 # The original reads names into 128-byte buffers; a longer name is read
 # again with a buffer this large.
 _NAME_BUFFER = 128
@@ -100,7 +101,7 @@ def build_and_load(name, sources, extra_cflags, extra_include_paths, verbose):
     entry."""
     include_paths = list(extra_include_paths) + [include_directory()]
     try:
-        path, digest = _torch_build.build(_CACHE_KIND, _CACHED_NAME, sources, extra_cflags,
+        path, digest = _torch_build.build(_CACHE_KIND, _torch_kit.SHAPE_LIBRARY_NAME, sources, extra_cflags,
                                           include_paths, verbose)
     except _torch_build.TorchBuildError as error:
         raise ShapeLibraryError(str(error)) from None

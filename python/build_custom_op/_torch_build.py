@@ -132,14 +132,17 @@ def _digest(path):
     return digests().sha256(path)
 
 
-def _key(kind, sources, extra_cflags, include_paths, kit=None, compiler=None):
-    """The entry's key (compiler: _torch_kit.compiler()'s value, when known)."""
+def _key(kind, name, sources, extra_cflags, include_paths, kit=None, compiler=None):
+    """The key of the entry of the library name (a shape library, named
+    _torch_kit.SHAPE_LIBRARY_NAME, is compiled without
+    SHAPE_LIBRARY_UNDEFINES) in the cache's part kind (compiler:
+    _torch_kit.compiler()'s value, when known)."""
     if compiler is None:
         compiler = _torch_kit.compiler()
     description = [_CACHE_FORMAT, kind, torch.__version__, os.path.dirname(torch.__file__),
                    sys.version, compiler, list(extra_cflags), list(include_paths),
                    list(_torch_kit.LINK_FLAGS)]
-    if kind != 'bridge':
+    if name == _torch_kit.SHAPE_LIBRARY_NAME:
         description.append(list(_torch_kit.SHAPE_LIBRARY_UNDEFINES))
     if kit is not None:
         description.append(kit.compile_identity())
@@ -576,7 +579,7 @@ def build(kind, name, sources, extra_cflags, include_paths, verbose):
             return found
     if kind == 'bridge':
         kit = None
-    key = _key(kind, sources, extra_cflags, include_paths, kit, compiler)
+    key = _key(kind, name, sources, extra_cflags, include_paths, kit, compiler)
     with _stops_on_signals():
         directory = os.path.join(cache_root(), kind, key)
         if verbose:

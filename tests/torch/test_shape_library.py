@@ -160,7 +160,7 @@ class CacheTest(unittest.TestCase):
         """An entry's headers, its library and the sources of its key are
         known by their fingerprints once they have settled, and read again
         when they change in any way, their size and mtime put back."""
-        from build_custom_op import _torch_build
+        from build_custom_op import _torch_build, _torch_kit
         cache, entry = self.private_copy()
         environment = dict(os.environ)
 
@@ -187,8 +187,8 @@ class CacheTest(unittest.TestCase):
         def looked_up():
             time.sleep(0.05)   # past the tick of the last change
             del read[:]
-            return _torch_build._cached(entry), _torch_build._key('shape-libraries', [source],
-                                                                 [], [])
+            return _torch_build._cached(entry), _torch_build._key(
+                'shape-libraries', _torch_kit.SHAPE_LIBRARY_NAME, [source], [], [])
 
         def changed(path, offset, value):
             info = os.stat(path)
