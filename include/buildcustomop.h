@@ -121,6 +121,23 @@ int bco_generate_wrapper(const struct bco_request *request, char **text,
 size_t bco_result_count(const bco_result *result);
 /* The path of artifact i, valid until the result is freed. */
 const char *bco_result_path(const bco_result *result, size_t index);
+/* A host build without sanitizers that ran no step (and found no input
+ * dated in the future) lists what its being up to date rests on: every file and
+ * directory the resolution of the compiler and the host SDK and the
+ * up-to-date check looked at (for one that was missing, the nearest
+ * directory above it that exists), the build directory, its log and the
+ * .ops record, each once, in name order (a path relative to the working
+ * directory when the request's was).  While every one of them is
+ * unchanged (the caller tells by their stat: inode, size, mtime, ctime;
+ * only for files whose ctime was older than the call's start by more than
+ * the file system's timestamp granularity, or a change in that tick could
+ * keep the stat), and the request, the environment, the working directory, the program
+ * and this library are the same, the same call would do nothing and give
+ * the same artifacts (a caller that skips it also skips the warnings it
+ * would give).  Any other build lists nothing (count 0). */
+size_t bco_result_settled_count(const bco_result *result);
+/* Path i of that list, valid until the result is freed. */
+const char *bco_result_settled_path(const bco_result *result, size_t index);
 /* Frees a result; NULL is allowed. */
 void bco_result_free(bco_result *result);
 

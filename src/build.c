@@ -34,6 +34,8 @@
 struct bco_result {
 	size_t count;
 	char **paths;
+	size_t settled_count;  /* see bco_result_settled_path */
+	char **settled;
 };
 
 /* Everything one call holds; on the heap, so it survives an out-of-memory
@@ -376,6 +378,7 @@ struct layout {
 	const char *log_path;
 	struct buildlog *log;  /* in the arena: call_end closes its append descriptor even
 	                        * after an out-of-memory jump left the frame that opened it */
+	int ran_nothing;       /* set by build(): every step was up to date */
 };
 
 /* Checks every input, resolves the tools and lays out the steps; writes
@@ -534,6 +537,7 @@ static int build(struct call *call, struct layout *layout)
 	}
 	if (to_run > 0 && run_steps(call, layout, &state, &warned) != 0)
 		return -1;
+	layout->ran_nothing = to_run == 0 && !state.log_changed && !warned;
 	/* Only now: every library it names is linked. */
 	if (call->request->target != BCO_TARGET_HOST)
 		return 0;
@@ -547,25 +551,72 @@ static int build(struct call *call, struct layout *layout)
 	                       &record_log, &call->diag);
 }
 
-/* The artifacts' paths, as the caller frees them (bco_result_free). */
-static bco_result *result_of(struct arena *arena, const struct plan *plan)
+static int compare_paths(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* What bco_result_settled_path gives: for a host build without sanitizers
+ * that ran nothing, what the resolution and the up-to-date check looked at
+ * (each once), the build directory, its log and the .ops record; else
+ * nothing (an empty list). */
+static void settled_of(struct call *call, const struct layout *layout, struct strvec *settled)
+{
+	const struct toolchain *toolchain = &call->toolchain;
+	strvec_init(settled, &call->arena);
+	if (call->request->dry_run || !layout->ran_nothing || toolchain->target != BCO_TARGET_HOST ||
+	    toolchain->sanitizers)
+		return;
+	strvec_extend(settled, toolchain->watched->items, toolchain->watched->length);
+	strvec_push(settled, (char *)layout->build_dir);
+	strvec_push(settled, (char *)layout->log_path);
+	strvec_push(settled, arena_printf(&call->arena, "%s/%s.ops", layout->build_dir, layout->name));
+	qsort(settled->items, settled->length, sizeof *settled->items, compare_paths);
+	size_t kept = 0;
+	for (size_t i = 0; i < settled->length; i++)
+		if (kept == 0 || strcmp(settled->items[kept - 1], settled->items[i]) != 0)
+			settled->items[kept++] = settled->items[i];
+	settled->length = kept;
+}
+
+/* A copy of count strings on the heap in *copies; returns 0, or -1 when
+ * memory ran out (the strings copied so far freed). */
+static int copy_strings(char *const *strings, size_t count, char ***copies)
+{
+	*copies = calloc(count ? count : 1, sizeof(char *));
+	if (!*copies)
+		return -1;
+	for (size_t i = 0; i < count; i++) {
+		(*copies)[i] = strdup(strings[i]);
+		if (!(*copies)[i]) {
+			for (size_t j = 0; j < i; j++)
+				free((*copies)[j]);
+			free(*copies);
+			*copies = NULL;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The artifacts' paths and the settled list, as the caller frees them
+ * (bco_result_free). */
+static bco_result *result_of(struct arena *arena, const struct plan *plan,
+                             const struct strvec *settled)
 {
 	bco_result *out = calloc(1, sizeof *out);
 	if (!out)
 		arena_fail(arena);
-	out->paths = calloc(plan->artifact_count, sizeof(char *));
-	if (!out->paths) {
+	if (copy_strings(plan->artifacts, plan->artifact_count, &out->paths) != 0) {
 		free(out);
 		arena_fail(arena);
 	}
 	out->count = plan->artifact_count;
-	for (size_t i = 0; i < plan->artifact_count; i++) {
-		out->paths[i] = strdup(plan->artifacts[i]);
-		if (!out->paths[i]) {
-			bco_result_free(out);
-			arena_fail(arena);
-		}
+	if (copy_strings(settled->items, settled->length, &out->settled) != 0) {
+		bco_result_free(out);
+		arena_fail(arena);
 	}
+	out->settled_count = settled->length;
 	return out;
 }
 
@@ -574,11 +625,14 @@ static int run_build(struct call *call, bco_result **result)
 	struct layout layout;
 	if (lay_out(call, &layout) != 0)
 		return -1;
+	layout.ran_nothing = 0;
 	if (call->request->dry_run)
 		report_dry_run(call, &layout);
 	else if (build(call, &layout) != 0)
 		return -1;
-	*result = result_of(&call->arena, &layout.plan);
+	struct strvec settled;
+	settled_of(call, &layout, &settled);
+	*result = result_of(&call->arena, &layout.plan, &settled);
 	return 0;
 }
 
@@ -649,13 +703,26 @@ const char *bco_result_path(const bco_result *result, size_t index)
 	return result && index < result->count ? result->paths[index] : NULL;
 }
 
+size_t bco_result_settled_count(const bco_result *result)
+{
+	return result ? result->settled_count : 0;
+}
+
+const char *bco_result_settled_path(const bco_result *result, size_t index)
+{
+	return result && index < result->settled_count ? result->settled[index] : NULL;
+}
+
 void bco_result_free(bco_result *result)
 {
 	if (!result)
 		return;
-	for (size_t i = 0; i < result->count; i++)
+	for (size_t i = 0; result->paths && i < result->count; i++)
 		free(result->paths[i]);
 	free(result->paths);
+	for (size_t i = 0; result->settled && i < result->settled_count; i++)
+		free(result->settled[i]);
+	free(result->settled);
 	free(result);
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "buffer.h"
 #include "diag.h"
 
 int fs_read_file(struct arena *arena, const char *path, char **text, size_t *length)
@@ -219,4 +220,27 @@ int fs_exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0;
+}
+
+void fs_watch(struct strvec *watched, const char *path, int missing)
+{
+	if (!watched)
+		return;
+	char *above = arena_strdup(watched->arena, path);
+	struct stat st;
+	while (missing && stat(above, &st) != 0) {
+		char *slash = strrchr(above, '/');
+		if (!slash) {
+			above = ".";
+			break;
+		}
+		while (slash > above && slash[-1] == '/')
+			slash--;
+		if (slash == above) {
+			above = "/";
+			break;
+		}
+		*slash = '\0';
+	}
+	strvec_push(watched, above);
 }

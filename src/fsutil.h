@@ -7,6 +7,7 @@
 
 struct arena;
 struct diag;
+struct strvec;
 
 /* Reads path whole into *text (NUL-terminated) and *length.  Returns 0, or
  * -1 with errno set (the arena is untouched then). */
@@ -35,5 +36,10 @@ int fs_time_compare(struct timespec a, struct timespec b);
 const char *fs_basename(const char *path);
 /* Returns 1 when path names an existing regular file or directory. */
 int fs_exists(const char *path);
+/* What a build looked at, for bco_result_settled_path: notes path (a
+ * copy) in *watched; with missing, and path missing, the nearest directory
+ * above it that exists instead (whatever appears at path changes it).
+ * Nothing when watched is NULL. */
+void fs_watch(struct strvec *watched, const char *path, int missing);
 
 #endif

@@ -75,6 +75,12 @@ static int compare_strings(const void *a, const void *b)
 
 static void scan_path(struct state *state, struct scan *scan, const char *path, int depth);
 
+/* Where what the check looks at is noted (fs_watch), or NULL. */
+static struct strvec *watched(const struct state *state)
+{
+	return state->toolchain ? state->toolchain->watched : NULL;
+}
+
 /* Whether the header at path, dated mtime, changed after *scan->since. */
 static int changed_since(const struct scan *scan, const char *path, struct timespec mtime)
 {
@@ -109,7 +115,9 @@ static void scan_directory(struct state *state, struct scan *scan, const char *p
 static void scan_path(struct state *state, struct scan *scan, const char *path, int depth)
 {
 	struct stat st;
-	if (stat(path, &st) != 0) {
+	int missing = stat(path, &st) != 0;
+	fs_watch(watched(state), path, missing);
+	if (missing) {
 		scan->missing = 1;
 		return;
 	}
@@ -154,6 +162,7 @@ static int read_headers(struct state *state, size_t index, struct strvec *header
 	strvec_init(headers, state->arena);
 	if (!files->depfile)
 		return 0;
+	fs_watch(watched(state), files->depfile, 1);
 	char *text;
 	size_t length;
 	if (fs_read_file(state->arena, files->depfile, &text, &length) != 0)
@@ -177,10 +186,11 @@ static int known_headers(struct state *state, size_t index)
 }
 
 /* The oldest output's mtime in *oldest; 0 when every output exists. */
-static int oldest_output(const struct step *step, struct timespec *oldest)
+static int oldest_output(const struct state *state, const struct step *step, struct timespec *oldest)
 {
 	for (size_t i = 0; i < step->output_count; i++) {
 		struct timespec mtime;
+		fs_watch(watched(state), step->outputs[i], 1);
 		if (fs_mtime(step->outputs[i], &mtime) != 0)
 			return -1;
 		if (i == 0 || fs_time_compare(mtime, *oldest) < 0)
@@ -212,7 +222,7 @@ static int step_is_up_to_date(struct state *state, size_t index, struct timespec
 		return 0;
 	/* Zero: a step without outputs would be older than any input, so it runs. */
 	struct timespec oldest = {0, 0};
-	if (oldest_output(step, &oldest) != 0)
+	if (oldest_output(state, step, &oldest) != 0)
 		return 0;
 	uint64_t command = state_command_hash(plan, index, state->toolchain);
 	int unversioned = 0;

@@ -121,12 +121,20 @@ static char **split_words(struct arena *arena, const char *text, size_t *count)
 	return words.items;
 }
 
+/* Whether tool at path is executable, noted in *watched either way. */
+static int is_executable(struct strvec *watched, const char *path)
+{
+	int found = access(path, X_OK) == 0;
+	fs_watch(watched, path, !found);
+	return found;
+}
+
 /* Finds tool on PATH; returns its path, or NULL. */
-static const char *on_path(struct arena *arena, const char *tool)
+static const char *on_path(struct arena *arena, const char *tool, struct strvec *watched)
 {
 	const char *path = getenv("PATH");
 	if (strchr(tool, '/'))
-		return access(tool, X_OK) == 0 ? tool : NULL;
+		return is_executable(watched, tool) ? tool : NULL;
 	if (!path)
 		return NULL;
 	for (const char *p = path;; p++) {
@@ -134,7 +142,7 @@ static const char *on_path(struct arena *arena, const char *tool)
 		size_t length = end ? (size_t)(end - p) : strlen(p);
 		char *candidate = length ? arena_printf(arena, "%.*s/%s", (int)length, p, tool)
 		                         : arena_printf(arena, "./%s", tool);
-		if (access(candidate, X_OK) == 0)
+		if (is_executable(watched, candidate))
 			return candidate;
 		if (!end)
 			return NULL;
@@ -147,7 +155,7 @@ static const char *on_path(struct arena *arena, const char *tool)
 static const char *find_xtensa_tool(struct arena *arena, const char *tool,
                                     const char **location, struct diag *diag)
 {
-	if ((*location = on_path(arena, tool)))
+	if ((*location = on_path(arena, tool, NULL)))
 		return tool;
 	const char *xtensa_tools = getenv("XTENSA_TOOLS");
 	struct buffer looked;
@@ -182,7 +190,7 @@ static int is_directory(const char *path)
 /* The host SDK when the request names none: beside the library or the
  * program, as in the source tree (./sdk/host) or an install
  * (<prefix>/lib/build-custom-op/sdk/host). */
-static const char *find_host_sdk(struct arena *arena)
+static const char *find_host_sdk(struct arena *arena, struct strvec *watched)
 {
 	const char *from_environment = getenv("BUILD_CUSTOM_OP_HOST_SDK");
 	if (from_environment && *from_environment)
@@ -207,7 +215,9 @@ static const char *find_host_sdk(struct arena *arena)
 		for (size_t l = 0; l < COUNT(layouts); l++) {
 			char *candidate = arena_printf(arena, layouts[l], directory);
 			char *marker = arena_printf(arena, "%s/include/neuron/wrapper_api.h", candidate);
-			if (fs_exists(marker)) {
+			int exists = fs_exists(marker);
+			fs_watch(watched, marker, !exists);
+			if (exists) {
 				char resolved[PATH_MAX];
 				return realpath(candidate, resolved) ? arena_strdup(arena, resolved) : candidate;
 			}
@@ -223,7 +233,7 @@ static enum host_compiler host_compiler_family(struct arena *arena, const struct
 	enum host_compiler family = HOST_COMPILER_OTHER;
 	for (size_t i = 0; i < toolchain->compiler_words; i++) {
 		const char *word = toolchain->compiler[i];
-		const char *found = on_path(arena, word);
+		const char *found = on_path(arena, word, toolchain->watched);
 		char resolved[PATH_MAX];
 		const char *names[2] = { word, found && realpath(found, resolved) ? resolved : NULL };
 		for (size_t n = 0; n < 2; n++) {
@@ -255,6 +265,7 @@ static int check_sdk(struct arena *arena, const struct toolchain *toolchain, str
 	const char *const *files = host ? host_files : xtensa_files;
 	size_t count = host ? COUNT(host_files) : COUNT(xtensa_files);
 	const char *const *sanitized = sanitize_sdk_files(toolchain->sanitizers);
+	fs_watch(toolchain->watched, toolchain->sdk, 1);
 	if (!is_directory(toolchain->sdk))
 		return diag_fail(diag, BCO_ERROR_TOOL,
 		                 host ? "the host SDK directory %s does not exist; pass --sdk DIR"
@@ -264,6 +275,7 @@ static int check_sdk(struct arena *arena, const struct toolchain *toolchain, str
 		                 toolchain->sdk);
 	for (size_t i = 0; i < count; i++) {
 		char *path = arena_printf(arena, "%s/%s", toolchain->sdk, files[i]);
+		fs_watch(toolchain->watched, path, 1);
 		if (!fs_exists(path))
 			return diag_fail(diag, BCO_ERROR_TOOL,
 			                 host ? "the host SDK at %s is incomplete: %s is missing; run "
@@ -300,6 +312,8 @@ int target_resolve(struct arena *arena, const struct bco_request *request, int c
 {
 	memset(toolchain, 0, sizeof *toolchain);
 	toolchain->target = request->target;
+	toolchain->watched = arena_alloc(arena, sizeof *toolchain->watched);
+	strvec_init(toolchain->watched, arena);
 	if (request->target != BCO_TARGET_XTENSA && request->target != BCO_TARGET_HOST)
 		return diag_fail(diag, BCO_ERROR_USAGE, "unknown target %d", (int)request->target);
 
@@ -321,7 +335,7 @@ int target_resolve(struct arena *arena, const struct bco_request *request, int c
 		return -1;
 
 	if (request->target == BCO_TARGET_HOST) {
-		toolchain->sdk = request->sdk ? request->sdk : find_host_sdk(arena);
+		toolchain->sdk = request->sdk ? request->sdk : find_host_sdk(arena, toolchain->watched);
 		if (!toolchain->sdk)
 			return diag_fail(diag, BCO_ERROR_TOOL,
 			                 "cannot find the host SDK next to build-custom-op; run 'make' in "
@@ -329,11 +343,11 @@ int target_resolve(struct arena *arena, const struct bco_request *request, int c
 		/* The device's compiler is clang-based: prefer clang++. */
 		const char *cxx = getenv("CXX");
 		if (!cxx || !*cxx)
-			cxx = on_path(arena, "clang++") ? "clang++" : "c++";
+			cxx = on_path(arena, "clang++", toolchain->watched) ? "clang++" : "c++";
 		toolchain->compiler = split_words(arena, cxx, &toolchain->compiler_words);
 		if (toolchain->compiler_words == 0)
 			toolchain->compiler = split_words(arena, "c++", &toolchain->compiler_words);
-		toolchain->compiler_location = on_path(arena, toolchain->compiler[0]);
+		toolchain->compiler_location = on_path(arena, toolchain->compiler[0], toolchain->watched);
 		if (check_files && !toolchain->compiler_location)
 			return diag_fail(diag, BCO_ERROR_TOOL,
 			                 "cannot find the host C++ compiler '%s' on PATH; install clang or "

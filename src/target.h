@@ -39,6 +39,8 @@ struct toolchain {
 	size_t ldflag_count;
 	unsigned sanitizers;        /* enum sanitizer bits (sanitize.h), host target only */
 	const char *asan_runtime;   /* with SANITIZE_ADDRESS: the compiler's ASan runtime, or NULL */
+	struct strvec *watched;     /* what the resolution looked at (fs_watch), and then the
+	                               up-to-date check (state.c) */
 };
 
 /* The end of each <fn>_wrapper body: how the wrapper leaves a switched stack. */

@@ -15,7 +15,7 @@ import threading
 from build_custom_op import _library
 from build_custom_op import BuildError
 
-LIBRARY_VARIABLE = 'BUILD_CUSTOM_OP_LIBRARY'
+LIBRARY_VARIABLE = _library.BUILDER_VARIABLE
 
 # enum bco_target, enum bco_error_kind and enum bco_message_kind.
 TARGETS = {'xtensa': 0, 'host': 1}
@@ -73,6 +73,8 @@ def _declare(library):
         'bco_generate_wrapper': (c_int, [request, out, out]),
         'bco_result_count': (size_t, [void_p]),
         'bco_result_path': (ctypes.c_char_p, [void_p, size_t]),
+        'bco_result_settled_count': (size_t, [void_p]),
+        'bco_result_settled_path': (ctypes.c_char_p, [void_p, size_t]),
         'bco_result_free': (None, [void_p]),
         'bco_error_kind': (c_int, [void_p]),
         'bco_error_message': (ctypes.c_char_p, [void_p]),
@@ -97,7 +99,7 @@ def load():
     with _handle_lock:
         if _handle is None:
             try:
-                _handle = _library.load('libbuildcustomop.so', LIBRARY_VARIABLE, _declare)
+                _handle = _library.load(_library.BUILDER_FILE, LIBRARY_VARIABLE, _declare)
             except _library.LibraryNotFound as error:
                 raise BuildError(str(error), kind='tool') from None
         return _handle

@@ -23,6 +23,9 @@ from build_custom_op import BuildError, BuildWarning
 # The library catches SIGINT and SIGTERM through process-wide state, and
 # signal dispositions are process-wide: one build at a time per process.
 _build_lock = threading.Lock()
+# This thread's list for the settled paths of its compile() call, while
+# compile_noting_settled() runs it.
+_noting = threading.local()
 
 
 def _call(function_name, request_arguments, sink):
@@ -46,6 +49,10 @@ def _call(function_name, request_arguments, sink):
             elif function_name == 'bco_build':
                 value = [os.fsdecode(library.bco_result_path(output, i))
                          for i in range(library.bco_result_count(output))]
+                settled = getattr(_noting, 'settled', None)
+                if settled is not None and not sink.said_more:
+                    settled.extend(os.fsdecode(library.bco_result_settled_path(output, i))
+                                   for i in range(library.bco_result_settled_count(output)))
             else:
                 value = ctypes.string_at(output.value).decode('utf-8', 'replace')
         finally:
@@ -131,6 +138,19 @@ def compile(name, fn_names, src_files, schema, build_directory,
             warnings.warn(text, BuildWarning, stacklevel=2)
     # Outside the except clause: what this raises is not "during handling".
     deliver_interrupt(interrupted)
+
+
+def compile_noting_settled(settled, **arguments):
+    """compile(**arguments), which also puts in the list settled what the
+    result's being up to date rests on (bco_result_settled_path): for a
+    host build that ran nothing and said nothing but its status, the
+    files and directories whose stat tells that the same call would again
+    do nothing; else nothing."""
+    _noting.settled = settled
+    try:
+        return compile(**arguments)
+    finally:
+        _noting.settled = None
 
 
 def generate_wrapper(schema, fn_names=None, *, target='xtensa'):
@@ -369,6 +389,7 @@ class Sink:
         self.failures = []
         self.warnings = []
         self.exception = None
+        self.said_more = False   # anything but a status line
 
     def __call__(self, context, kind, raw):
         try:
@@ -378,6 +399,8 @@ class Sink:
                 self.exception = exception
 
     def receive(self, kind, text):
+        if kind != MESSAGE_STATUS:
+            self.said_more = True
         if kind == MESSAGE_FAILURE:
             self.failures.append(text)
         elif kind == MESSAGE_WARNING:

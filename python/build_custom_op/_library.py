@@ -33,9 +33,12 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 
-# libruncustomop: its file, and the variable that may name another copy.
+# libruncustomop and libbuildcustomop: each one's file, and the variable
+# that may name another copy.
 RUNNER_FILE = 'libruncustomop.so'
 RUNNER_VARIABLE = 'RUN_CUSTOM_OP_LIBRARY'
+BUILDER_FILE = 'libbuildcustomop.so'
+BUILDER_VARIABLE = 'BUILD_CUSTOM_OP_LIBRARY'
 
 
 class LibraryNotFound(Exception):

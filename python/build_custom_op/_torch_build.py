@@ -1,9 +1,10 @@
 """_torch_build.py - C++ libraries built against the process's PyTorch
 (shape libraries, the bridge of host ops), kept in a cache by content; and
 the cache's entries of the compute builds of load() and its records (of
-the bundles it made, bundles/KEY/record.json, see _bundle.py, and of the
+the bundles it made, bundles/KEY/record.json, see _bundle.py, of the
 shape sources whose op names passed _op_names.py's check,
-op-names/KEY/record.json).
+op-names/KEY/record.json, and of the compute builds that had nothing to
+do, settled-builds/KEY/record.json, see custom_op._settled_build).
 
 A library is built into an entry of the cache, named by a key that hashes
 what goes into the compile: each source's path (compiled in as __FILE__)
@@ -426,10 +427,12 @@ def _write_manifest(directory, library, headers):
 
 _RECORD = 'record.json'
 # The kinds of records, each kept under KIND/KEY/record.json: the bundles
-# load() made (_bundle.py), and the shape sources whose op names passed
-# the check before the build (_op_names.py).
+# load() made (_bundle.py), the shape sources whose op names passed the
+# check before the build (_op_names.py), and the compute builds that had
+# nothing to do, with what that rested on (custom_op._settled_build).
 BUNDLES = 'bundles'
 OP_NAMES = 'op-names'
+SETTLED_BUILDS = 'settled-builds'
 
 
 def record(kind, key):

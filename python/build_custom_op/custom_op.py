@@ -30,7 +30,9 @@ load() runs six steps; an error says which one and which file:
      directory that is kept, so that the build is incremental and
      wrapper.cpp and compile_commands.json stay: build_directory/
      lib{name}customop.build, or without a build_directory one in the
-     cache;
+     cache (on the host, a build that had nothing to do is recorded, and
+     while all it rested on is unchanged, not called again: see
+     _settled_build);
   5. make the lib<name>.so bundle (an ar archive: the shape library, the
      compute libraries, on the host their .ops record, and metadata.json)
      and, with a build_directory, write it there (a temporary name, then a
@@ -53,6 +55,7 @@ import numbers
 import os
 import re
 import sys
+import time
 import warnings
 
 import torch
@@ -60,6 +63,8 @@ import torch
 import build_custom_op
 from build_custom_op import BuildError
 from build_custom_op import _bundle
+from build_custom_op import _fingerprint
+from build_custom_op import _library
 from build_custom_op import _shape_library
 from build_custom_op import _torch_build
 
@@ -215,7 +220,8 @@ def _loaded_shape_ops(path, steps, number, schema_number):
 def _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose, target,
                    directory, steps, sanitize=None):
     """Step 4: compile() as the original calls it, plus the target (and the
-    sanitizers, which only this build gets)."""
+    sanitizers, which only this build gets); on the host, the libraries of
+    a settled build when nothing it rested on changed (_settled_build)."""
     arguments = dict(name=f'lib{name}customop.so', fn_names=[op.fn for op in ops],
                      src_files=compute_srcs, schema=[op.schema for op in ops],
                      build_directory=directory, cflags=extra_cflags, verbose=verbose,
@@ -224,8 +230,21 @@ def _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose, ta
         arguments['multicore'] = multicore
     if sanitize:
         arguments['sanitize'] = sanitize
+    key = _settled_build_identity(arguments) if target == 'host' and not verbose and \
+        not sanitize else None
+    if key is not None:
+        libraries = _settled_build(key)
+        if libraries is not None:
+            return libraries
     try:
-        libraries = build_custom_op.compile(**arguments)
+        if key is None:
+            libraries = build_custom_op.compile(**arguments)
+        else:
+            from build_custom_op import _compile
+            settled = []
+            started_ns = time.time_ns()
+            libraries = _compile.compile_noting_settled(settled, **arguments)
+            _keep_settled_build(key, libraries, settled, started_ns)
     except BuildError as error:
         detail = error.message
         if error.schema_index is not None and 0 <= error.schema_index < len(ops):
@@ -246,6 +265,71 @@ def _compute_build(name, ops, compute_srcs, extra_cflags, multicore, verbose, ta
     if not isinstance(libraries, list):
         libraries = [libraries]
     return libraries
+
+
+# Bumped when the record of a settled build, or what its key holds, changes.
+_SETTLED_FORMAT = 1
+
+
+def _settled_build_identity(arguments):
+    """The key of the record of a settled compute build: compile()'s
+    arguments, the environment, the working directory, the program and
+    each file libbuildcustomop could be loaded from, by its stat (what the
+    library's resolution and check rest on besides the files that the
+    record lists: bco_result_settled_path in buildcustomop.h)."""
+    candidates = []
+    for path in _library.candidates(_library.BUILDER_FILE, _library.BUILDER_VARIABLE):
+        try:
+            candidates.append([path, _fingerprint.of(os.stat(path))])
+        except OSError:
+            candidates.append([path, None])
+    try:
+        program = os.readlink('/proc/self/exe')
+    except OSError:
+        program = sys.executable
+    description = [_SETTLED_FORMAT, arguments, sorted(os.environ.items()), os.getcwd(), program,
+                   candidates]
+    return hashlib.sha256(json.dumps(description, default=os.fspath).encode(
+        'utf-8', 'surrogateescape')).hexdigest()[:32]
+
+
+def _settled_build(key):
+    """The libraries of the settled build the cache records under key,
+    when every file and directory it rested on has the stat it had then;
+    else None."""
+    record = _torch_build.record(_torch_build.SETTLED_BUILDS, key)
+    try:
+        libraries, settled = record['libraries'], record['settled']
+        watched = set()
+        for path, fingerprint in settled:
+            if not isinstance(path, str) or _fingerprint.of(os.stat(path)) != fingerprint:
+                return None
+            watched.add(path)
+        if not settled or not all(isinstance(library, str) and library in watched
+                                  for library in libraries):
+            return None
+    except (OSError, TypeError, KeyError, ValueError):
+        return None
+    return list(libraries)
+
+
+def _keep_settled_build(key, libraries, settled, started_ns):
+    """Records a build that did nothing and listed what that rested on
+    (settled), when each of those files and directories had last changed
+    more than _fingerprint.SETTLED_NS before the build started (a change
+    within the same tick of the file system's clock keeps the stat)."""
+    entries = []
+    for path in settled:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return
+        if info.st_ctime_ns >= started_ns - _fingerprint.SETTLED_NS:
+            return
+        entries.append([path, _fingerprint.of(info)])
+    if entries:
+        _torch_build.keep_record(_torch_build.SETTLED_BUILDS, key,
+                                 {'libraries': list(libraries), 'settled': entries})
 
 
 def _missing_functions(directory, compute_srcs, ops, target, output):
@@ -469,19 +553,20 @@ _PASSED = {'op names': 'passed'}
 # Bumped when what _op_names.check() reads or asks changes in a way
 # _op_names_identity does not see (it hashes _op_names.py and the library
 # that checks the names).
-_OP_NAMES_FORMAT = 1
+_OP_NAMES_FORMAT = 2
 
 
 def _op_names_identity(paths, target, sha256):
     """The key of all that _op_names.check(paths, target) depends on: the
     files' paths and contents, the target, _op_names.py (found, not
     imported: a load() of sources that passed does not run it) and the
-    library that checks the names (build_custom_op's, which this loads).
-    sha256(path) gives a file's sha256 (the fingerprint store's,
-    _fingerprint.py: a file changed since it was last read is read again).
-    Raises OSError when a file cannot be read."""
-    checker = [importlib.util.find_spec('build_custom_op._op_names').origin,
-               build_custom_op.library_path()]
+    library that checks the names (each file libbuildcustomop could be
+    loaded from; none is loaded here).  sha256(path) gives a file's sha256
+    (the fingerprint store's, _fingerprint.py: a file changed since it was
+    last read is read again).  Raises OSError when a file cannot be read."""
+    checker = [importlib.util.find_spec('build_custom_op._op_names').origin] + [
+        path for path in _library.candidates(_library.BUILDER_FILE, _library.BUILDER_VARIABLE)
+        if os.path.exists(path)]
     description = [_OP_NAMES_FORMAT, target,
                    [[os.path.abspath(path), sha256(path)] for path in list(paths) + checker]]
     return hashlib.sha256(json.dumps(description).encode('utf-8')).hexdigest()[:32]

@@ -6,6 +6,7 @@ import ctypes
 import inspect
 import io
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -216,6 +217,63 @@ class CompileTest(tap.FakeToolchainTest):
         with open('build/compile_commands.json') as stream:
             self.assertIn(f'-I{tap.TOP}/sdk/host/include', stream.read())
         self.assertEqual(self.logged(), [])
+
+    def test_a_host_build_that_ran_nothing_lists_what_that_rests_on(self):
+        # bco_result_settled_path: only a host build that ran no step (and
+        # said nothing but its status) lists anything.
+        from build_custom_op import _compile
+        source = os.path.join(tap.TOP, 'examples/relu/relu.cpp')
+
+        def settled(**keywords):
+            arguments = dict(name='relu', fn_names=['relu'], src_files=[source], schema=[RELU],
+                             build_directory='build', target='host')
+            arguments.update(keywords)
+            found = []
+            with Quiet(), warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                _compile.compile_noting_settled(found, **arguments)
+            return found
+
+        self.assertEqual(settled(), [])   # it compiled and linked
+        listed = settled()
+        self.assertEqual(listed, sorted(set(listed)))
+        sdk = os.path.join(os.path.realpath(tap.TOP), 'sdk', 'host')
+        compiler = shutil.which('clang++') or shutil.which('c++')
+        for path in (source, 'build', 'build/.build-custom-op.log', 'build/relu.ops',
+                     'build/relu.so', 'build/relu.o', 'build/relu.d', 'build/wrapper.cpp',
+                     'build/wrapper.o', 'build/wrapper.d', sdk, f'{sdk}/include/torch/torch.h',
+                     f'{sdk}/include/neuron/wrapper_api.h', f'{sdk}/lib/libcustomop_host.a',
+                     f'{sdk}/lib/core_single.o', compiler):
+            self.assertIn(path, listed)
+        # Each directory of PATH searched before the compiler's, where a
+        # compiler put later would be found first.
+        for directory in os.environ['PATH'].split(os.pathsep):
+            if directory == os.path.dirname(compiler):
+                break
+            if os.path.isdir(directory):
+                self.assertIn(directory, listed)
+        for path in ('build/compile_commands.json', 'build/.build-custom-op.lock'):
+            self.assertNotIn(path, listed)   # written or touched by every build
+        self.assertEqual(settled(verbose=False, dry_run=True), [])
+        self.assertEqual(settled(multicore=True, build_directory='eight'), [])
+        eight = settled(multicore=True, build_directory='eight')
+        for core in range(8):
+            self.assertIn(f'eight/relu_cpu{core}.so', eight)
+            self.assertIn(f'{sdk}/lib/core_cpu{core}.o', eight)
+        # Eight libraries for one, and the seven linked objects of the cores
+        # but the first, which the SDK's check already looked at.
+        self.assertEqual(len(eight), len(listed) + 7 + 7)
+        self.assertEqual(settled(target='xtensa', src_files=['src/relu.cpp'],
+                                 build_directory='x'), [])
+        self.assertEqual(settled(target='xtensa', src_files=['src/relu.cpp'],
+                                 build_directory='x'), [])   # not the host: nothing
+        # An input dated in the future draws a warning: nothing listed.
+        os.makedirs('src', exist_ok=True)
+        shutil.copy(source, 'src/future.cpp')
+        later = time.time_ns() + 3600 * 10**9
+        os.utime('src/future.cpp', ns=(later, later))
+        self.assertEqual(settled(src_files=['src/future.cpp'], build_directory='f'), [])
+        self.assertEqual(settled(src_files=['src/future.cpp'], build_directory='f'), [])
 
     def test_a_second_build_runs_nothing(self):
         self.build()

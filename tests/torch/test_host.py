@@ -686,6 +686,104 @@ class HostTest(unittest.TestCase):
         x = self.torch.tensor([1.0, -2.0])
         self.assertSameBits(self.torch.ops.test_ops.twice(x), x * 2)
 
+    def test_a_settled_compute_build_is_not_called_again_until_what_it_rests_on_changes(self):
+        """A host compute build that had nothing to do, once what it rests
+        on has settled, is recorded, and the next load() with nothing
+        changed calls no build; a change to a source, a header it
+        includes, an object it made, the environment, a directory on PATH
+        searched before the compiler, or verbose calls the build again (and
+        a changed source or header is compiled again)."""
+        from build_custom_op import _compile, _fingerprint
+        self.addCleanup(setattr, _fingerprint, 'SETTLED_NS', _fingerprint.SETTLED_NS)
+        _fingerprint.SETTLED_NS = 0   # settled after a tick of the clock, not 2 s
+        calls = []
+        call = _compile._call
+        self.addCleanup(setattr, _compile, '_call', call)
+
+        def counted(function_name, *arguments):
+            calls.append(function_name)
+            return call(function_name, *arguments)
+
+        _compile._call = counted
+        work = tempfile.mkdtemp(dir=state['work'], prefix='settled.')
+        source = os.path.join(work, 'ops.cpp')
+        header = os.path.join(work, 'settled_extra.h')
+        with open(header, 'w') as stream:
+            stream.write('/* included by ops.cpp */\n')
+        with open(os.path.join(fixture.FIXTURES, 'ops.cpp')) as stream:
+            text = stream.read()
+        with open(source, 'w') as stream:
+            stream.write('#include "settled_extra.h"\n' + text)
+        searched = os.path.join(work, 'bin')   # on PATH before the compiler
+        os.mkdir(searched)
+        self.addCleanup(os.environ.__setitem__, 'PATH', os.environ['PATH'])
+        os.environ['PATH'] = searched + os.pathsep + os.environ['PATH']
+        directory = os.path.join(work, 'build')
+        built = os.path.join(directory, 'libfixturecustomop.build')
+        obj = os.path.join(built, 'ops.o')
+
+        def load(**options):
+            time.sleep(0.05)   # past the tick of the last change
+            before = len(calls)
+            fixture.load([source], directory, target='host', **options)
+            x = self.torch.tensor([1.5, -2.0])
+            self.assertSameBits(self.torch.ops.test_ops.twice(x), x * 2)
+            return len(calls) - before
+
+        def appended(path, text):
+            with open(path, 'a') as stream:
+                stream.write(text)
+
+        # Built; nothing to do, recorded; then no build called.
+        self.assertEqual((load(), load(), load(), load()), (1, 1, 0, 0))
+        for what, change, compiled in (
+                ('the source', lambda: appended(source, '// edited\n'), True),
+                ('an included header', lambda: appended(header, '// edited\n'), True),
+                ('an object', lambda: os.unlink(obj), True),
+                ('the environment', lambda: os.environ.__setitem__('BCO_SETTLED_TEST', '1'),
+                 False),
+                # The compiler found elsewhere: its place is in the commands.
+                ('a directory on PATH', lambda: os.symlink(
+                    shutil.which('clang++') or shutil.which('c++'),
+                    os.path.join(searched, 'clang++' if shutil.which('clang++') else 'c++')),
+                 True)):
+            with self.subTest(changed=what):
+                object_before = os.stat(obj).st_mtime_ns if os.path.exists(obj) else None
+                change()
+                self.assertEqual(load(), 1)
+                self.assertEqual(os.stat(obj).st_mtime_ns != object_before, compiled)
+                # After a compile, the next build has nothing to do and is
+                # recorded; a build that had nothing to do was recorded.
+                self.assertEqual((load(), load()), (1, 0) if compiled else (0, 0))
+        with self.subTest(changed='verbose'):
+            with contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                self.assertEqual(load(verbose=True), 1)
+            self.assertEqual(load(), 0)
+        # A record that does not hold up is not followed: the build is
+        # called, and records again.
+        from build_custom_op import _torch_build, custom_op
+        keys = []
+        identity = custom_op._settled_build_identity
+        self.addCleanup(setattr, custom_op, '_settled_build_identity', identity)
+        custom_op._settled_build_identity = lambda arguments: keys.append(
+            identity(arguments)) or keys[-1]
+        self.assertEqual(load(), 0)
+        good = _torch_build.record(_torch_build.SETTLED_BUILDS, keys[-1])
+        library = good['libraries'][0]
+        for what, record in (
+                ('a library it does not list', dict(good, libraries=[library, '/bin/sh'])),
+                ('an empty list', dict(good, settled=[])),
+                ('a wrong stat', dict(good, settled=[[path, [0] * 5]
+                                                     for path, _ in good['settled']])),
+                ('not a list', dict(good, settled=7)),
+                ('no record', None)):
+            with self.subTest(record=what):
+                _torch_build.keep_record(_torch_build.SETTLED_BUILDS, keys[-1], record)
+                self.assertEqual((load(), load()), (1, 0))
+                self.assertEqual(_torch_build.record(_torch_build.SETTLED_BUILDS, keys[-1]),
+                                 good)
+
     def test_a_host_bundle_is_refused_for_the_device(self):
         from build_custom_op import custom_op
         bundle = os.path.join(state['work'], 'fixture', 'libfixture.so')

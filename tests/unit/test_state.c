@@ -1,5 +1,5 @@
 /* test_state.c - what a finished compile may record, when a header is dated
- * at the very time the compile started. */
+ * at the very time the compile started; what the check notes it looked at. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "buffer.h"
 #include "check.h"
 #include "fsutil.h"
 #include "plan.h"
@@ -110,6 +111,30 @@ static void test_without_the_clock(void)
 	          "no clock to wait for: a new header dated before the start: recorded");
 }
 
+/* fs_watch: a path that exists is noted as it is; for a missing one, the
+ * nearest directory above it that exists. */
+static void test_watching(void)
+{
+	struct strvec watched;
+	strvec_init(&watched, &arena);
+	const char *file = path_in_directory("watched.txt");
+	write_text(file, "x\n");
+	fs_watch(&watched, file, 0);
+	fs_watch(&watched, file, 1);
+	fs_watch(&watched, path_in_directory("missing/deeper/x.h"), 1);
+	fs_watch(&watched, "no-such-directory.test_state/x.h", 1);
+	fs_watch(&watched, "/no-such-directory.test_state/x.h", 1);
+	fs_watch(NULL, file, 1);
+	CHECK_INT(watched.length, 5, "each call notes one path; none without a list");
+	if (watched.length != 5)
+		return;
+	CHECK_STR(watched.items[0], file, "a file is noted as it is");
+	CHECK_STR(watched.items[1], file, "a file that exists is noted as it is when missing is asked");
+	CHECK_STR(watched.items[2], directory, "a missing path: the nearest directory above it that exists");
+	CHECK_STR(watched.items[3], ".", "a missing relative path: the working directory");
+	CHECK_STR(watched.items[4], "/", "a missing absolute path: the root");
+}
+
 int main(void)
 {
 	jmp_buf out_of_memory;
@@ -124,7 +149,8 @@ int main(void)
 	}
 	test_with_the_clock();
 	test_without_the_clock();
-	const char *names[] = { "relu.cpp", "relu.h", "relu.d", "relu.o", "clock" };
+	test_watching();
+	const char *names[] = { "relu.cpp", "relu.h", "relu.d", "relu.o", "clock", "watched.txt" };
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		unlink(path_in_directory(names[i]));
 	rmdir(directory);
