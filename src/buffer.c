@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -142,4 +143,21 @@ int strvec_contains(const struct strvec *list, const char *text)
 		if (strcmp(list->items[i], text) == 0)
 			return 1;
 	return 0;
+}
+
+static int compare_items(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strvec_sort(struct strvec *list)
+{
+	if (list->length > 1)
+		qsort(list->items, list->length, sizeof *list->items, compare_items);
+}
+
+int strvec_sorted_contains(const struct strvec *list, const char *text)
+{
+	return list->length > 0 &&
+	       bsearch(&text, list->items, list->length, sizeof *list->items, compare_items) != NULL;
 }

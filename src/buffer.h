@@ -49,5 +49,9 @@ void strvec_push_copy(struct strvec *list, const char *item);
 void strvec_extend(struct strvec *list, char *const *items, size_t count);
 /* Returns 1 when some item equals text. */
 int strvec_contains(const struct strvec *list, const char *text);
+/* Sorts the items in strcmp order. */
+void strvec_sort(struct strvec *list);
+/* strvec_contains for a list strvec_sort sorted (a binary search). */
+int strvec_sorted_contains(const struct strvec *list, const char *text);
 
 #endif

@@ -551,11 +551,6 @@ static int build(struct call *call, struct layout *layout)
 	                       &record_log, &call->diag);
 }
 
-static int compare_paths(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* What bco_result_settled_path gives: for a host build without sanitizers
  * that ran nothing, what the resolution and the up-to-date check looked at
  * (each once), the build directory, its log and the .ops record; else
@@ -571,7 +566,7 @@ static void settled_of(struct call *call, const struct layout *layout, struct st
 	strvec_push(settled, (char *)layout->build_dir);
 	strvec_push(settled, (char *)layout->log_path);
 	strvec_push(settled, arena_printf(&call->arena, "%s/%s.ops", layout->build_dir, layout->name));
-	qsort(settled->items, settled->length, sizeof *settled->items, compare_paths);
+	strvec_sort(settled);
 	size_t kept = 0;
 	for (size_t i = 0; i < settled->length; i++)
 		if (kept == 0 || strcmp(settled->items[kept - 1], settled->items[i]) != 0)

@@ -4,7 +4,6 @@
 #include "state.h"
 
 #include <dirent.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -68,11 +67,6 @@ static void note_future(struct state *state, const char *path, struct timespec m
 	strvec_push_copy(&state->future, path);
 }
 
-static int compare_strings(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void scan_path(struct state *state, struct scan *scan, const char *path, int depth);
 
 /* Where what the check looks at is noted (fs_watch), or NULL. */
@@ -88,7 +82,7 @@ static int changed_since(const struct scan *scan, const char *path, struct times
 	if (order == 0)
 		return scan->since_inclusive;
 	return order > 0 &&
-	       !bsearch(&path, scan->known->items, scan->known->length, sizeof(char *), compare_strings);
+	       !strvec_sorted_contains(scan->known, path);
 }
 
 /* A directory stands for the files in it, in name order. */
@@ -105,8 +99,7 @@ static void scan_directory(struct state *state, struct scan *scan, const char *p
 		if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0)
 			strvec_push_copy(&names, entry->d_name);
 	closedir(directory);
-	if (names.length)
-		qsort(names.items, names.length, sizeof *names.items, compare_strings);
+	strvec_sort(&names);
 	scan->hash = buildlog_hash_number(scan->hash, names.length);
 	for (size_t i = 0; i < names.length; i++)
 		scan_path(state, scan, arena_printf(state->arena, "%s/%s", path, names.items[i]), depth + 1);
@@ -331,8 +324,7 @@ int state_step_finished(struct state *state, size_t index, uint64_t *inputs_hash
 		return 0;
 	strvec_init(&known, state->arena);
 	strvec_extend(&known, files->headers, files->header_count);
-	if (known.length)
-		qsort(known.items, known.length, sizeof *known.items, compare_strings);
+	strvec_sort(&known);
 	struct scan record = { .now = now, .known = &known, .since = &files->started,
 	                       .since_inclusive = files->started_inclusive };
 	scan_step(state, &record, index, headers.items, headers.length);

@@ -101,8 +101,8 @@ def build_and_load(name, sources, extra_cflags, extra_include_paths, verbose):
     entry."""
     include_paths = list(extra_include_paths) + [include_directory()]
     try:
-        path, digest = _torch_build.build(_CACHE_KIND, _torch_kit.SHAPE_LIBRARY_NAME, sources, extra_cflags,
-                                          include_paths, verbose)
+        path, digest = _torch_build.build(_CACHE_KIND, _torch_kit.SHAPE_LIBRARY_NAME, sources,
+                                          extra_cflags, include_paths, verbose)
     except _torch_build.TorchBuildError as error:
         raise ShapeLibraryError(str(error)) from None
     known = _loaded_contents.get(digest)
